@@ -1,0 +1,245 @@
+"""Answer a question from the index: retrieve, abstain or prompt, check citations, stream.
+
+Text is streamed sentence by sentence: a sentence is shown only after the citation check has
+passed it, so what the user sees is never retracted and never cites an unretrieved paper.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag import prompts
+from rag.backends.base import Backend, Prompt
+from rag.citations import CheckedSentence, CitationChecker
+from rag.errors import BackendError
+from rag.evidence import Evidence, select_evidence
+from rag.index import Index
+from rag.records import Hit
+from rag.retrieve import Filters, search
+from rag.settings import Settings
+from rag.text import split_sentences
+
+# "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
+_MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A paper cited by an answer under the number `n` it has in the answer text."""
+
+    n: int
+    hit: Hit
+    evidence: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, **self.hit.to_dict(), "evidence": self.evidence}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A checked answer: text with `[n]` markers, the papers they point to, and why."""
+
+    question: str
+    answer: str
+    citations: tuple[Citation, ...]
+    sentences: tuple[dict[str, Any], ...]
+    abstained: bool
+    nearest: tuple[Hit, ...]
+    backend: str
+    notice: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "citations": [c.to_dict() for c in self.citations],
+            "sentences": list(self.sentences),
+            "abstained": self.abstained,
+            "nearest": [h.to_dict() for h in self.nearest],
+            "backend": self.backend,
+            "notice": self.notice,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+        }
+
+
+class _Renderer:
+    """Numbers cited papers 1, 2, ... in order of first citation and renders sentences."""
+
+    def __init__(self, evidence: list[Evidence], mode: str) -> None:
+        self.by_source = {ev.n: ev for ev in evidence}
+        self.mode = mode
+        self.numbers: dict[int, int] = {}
+        self.evidence: dict[int, str] = {}  # source -> the sentence that first supported it
+        self.parts: list[str] = []
+        self.sentences: list[dict[str, Any]] = []
+        self.supported = 0
+
+    def add(self, checked: CheckedSentence) -> str | None:
+        """Return the text to show for a checked sentence (None: not shown)."""
+        record = {
+            "text": checked.text,
+            "support": round(checked.support, 4),
+            "supported": checked.supported,
+            "attributed": checked.attributed,
+            "citations": [],
+        }
+        if not checked.supported:
+            record["shown"] = self.mode == "flag"
+            self.sentences.append(record)
+            if self.mode != "flag":
+                return None
+            shown = f"{checked.text} [unsupported]"
+        else:
+            self.supported += 1
+            numbers = [self.numbers.setdefault(s, len(self.numbers) + 1) for s in checked.sources]
+            for source, sentence in zip(checked.sources, checked.evidence, strict=False):
+                self.evidence.setdefault(source, sentence)
+            record["citations"] = numbers
+            record["shown"] = True
+            self.sentences.append(record)
+            body = checked.text.rstrip()
+            stop = body[-1] if body and body[-1] in ".!?" else "."
+            body = body.rstrip(".!?")
+            shown = f"{body} {''.join(f'[{n}]' for n in numbers)}{stop}"
+        piece = shown if not self.parts else " " + shown
+        self.parts.append(piece)
+        return piece
+
+    def citations(self) -> tuple[Citation, ...]:
+        return tuple(
+            Citation(
+                n, self.by_source[s].hit, self.evidence.get(s, self.by_source[s].best_sentence)
+            )
+            for s, n in sorted(self.numbers.items(), key=lambda item: item[1])
+        )
+
+
+def _extractive(evidence: list[Evidence], limit: int = 3) -> list[CheckedSentence]:
+    """One best sentence from each of the first papers, cited to it (supported by identity)."""
+    return [
+        CheckedSentence(ev.best_sentence, (ev.n,), max(ev.scores), True, False, (ev.best_sentence,))
+        for ev in evidence[:limit]
+    ]
+
+
+def _complete_sentences(buffer: str, final: bool) -> tuple[list[str], str]:
+    """Split off the sentences of `buffer` that are complete; return them and the rest."""
+    sentences = split_sentences(_MARKER_AFTER_STOP.sub(r" \2\1 ", buffer))
+    if final:
+        return [s for s in sentences if s.strip()], ""
+    if len(sentences) < 2:
+        return [], buffer
+    # Keep the trailing white space: the next token may start a new word without one.
+    return sentences[:-1], sentences[-1] + buffer[len(buffer.rstrip()) :]
+
+
+def answer_stream(
+    index: Index,
+    question: str,
+    *,
+    settings: Settings,
+    backend: Backend | None,
+    filters: Filters | None = None,
+    top_k: int | None = None,
+    retriever: str | None = None,
+) -> Iterator[str | Answer]:
+    """Yield the answer's shown text piece by piece, then the final `Answer`.
+
+    Args:
+        index: the open index.
+        question: a standalone question.
+        settings: thresholds, evidence size, generation limits.
+        backend: the LLM; None for the extractive answer.
+        filters: restrictions on the papers used.
+        top_k: papers to use (default settings.top_k).
+        retriever: hybrid, dense or bm25 (default settings.retriever).
+
+    Raises:
+        FilterMatchesNothingError: the filter matches no paper.
+    """
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    k = top_k or settings.top_k
+    hits = search(index, question, k=k, retriever=retriever or settings.retriever, filters=filters)
+    timings["retrieve_s"] = time.perf_counter() - t0
+    name = backend.name if backend else "extractive"
+    best = max((h.relevance for h in hits), default=0.0)
+    floor = max(settings.min_relevance, best * settings.relative_relevance)
+    relevant = [h for h in hits if h.relevance >= floor]
+    if not relevant:
+        yield prompts.ABSTAIN
+        timings["total_s"] = time.perf_counter() - t0
+        yield Answer(question, prompts.ABSTAIN, (), (), True, tuple(hits), name, None, timings)
+        return
+
+    evidence = select_evidence(index.embedder, question, relevant, settings.evidence_sentences)
+    checker = CitationChecker(index.embedder, evidence, settings.support_threshold)
+    render = _Renderer(evidence, settings.unsupported)
+    timings["evidence_s"] = time.perf_counter() - t0
+    notice = None
+
+    def show(checked: CheckedSentence) -> Iterator[str]:
+        piece = render.add(checked)
+        if piece is not None:
+            timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+            yield piece
+
+    if backend is not None:
+        prompt = build_prompt(question, evidence)
+        buffer = ""
+        try:
+            for token in backend.generate(
+                prompt,
+                stream=True,
+                max_tokens=settings.max_tokens,
+                temperature=settings.temperature,
+            ):
+                buffer += token
+                done, buffer = _complete_sentences(buffer, final=False)
+                for sentence in done:
+                    yield from show(checker.check(sentence))
+            done, _ = _complete_sentences(buffer, final=True)
+            for sentence in done:
+                yield from show(checker.check(sentence))
+        except BackendError as exc:
+            notice = f"{exc} Showing an extractive answer instead."
+        if render.supported == 0 and notice is None:
+            notice = prompts.NO_SUPPORTED_SENTENCE
+    if render.supported == 0:
+        for checked in _extractive(evidence):
+            yield from show(checked)
+    timings["total_s"] = time.perf_counter() - t0
+    text = "".join(render.parts)
+    yield Answer(
+        question,
+        text,
+        render.citations(),
+        tuple(render.sentences),
+        False,
+        (),
+        name,
+        notice,
+        timings,
+    )
+
+
+def build_prompt(question: str, evidence: list[Evidence]) -> Prompt:
+    """Return the prompt: numbered evidence sentences, then the question."""
+    sources = "\n".join(
+        prompts.SOURCE.format(n=ev.n, label=ev.hit.paper.label or ev.hit.paper.id, evidence=ev.text)
+        for ev in evidence
+    )
+    return Prompt(prompts.SYSTEM, prompts.USER.format(sources=sources, question=question))
+
+
+def answer(index: Index, question: str, **kwargs: Any) -> Answer:
+    """Return the final `Answer` of `answer_stream` (same arguments)."""
+    for event in answer_stream(index, question, **kwargs):
+        if isinstance(event, Answer):
+            return event
+    raise AssertionError("answer_stream ended without an Answer")

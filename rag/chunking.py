@@ -1,0 +1,41 @@
+"""How a paper is cut into passages for the dense index.
+
+Abstracts are 150-350 words, and all-MiniLM-L6-v2 reads at most 256 word pieces (about 180
+words), so a long abstract is cut into overlapping windows of whole sentences; each window is
+prefixed with the title when there is one, so that every passage knows what the paper is about.
+"""
+
+from __future__ import annotations
+
+from rag.records import Paper
+from rag.text import split_sentences
+
+WINDOW_WORDS = 120
+OVERLAP_SENTENCES = 1
+
+
+def paper_text(paper: Paper) -> str:
+    """Return the text that represents a whole paper (title, then abstract)."""
+    return f"{paper.title}. {paper.abstract}" if paper.title else paper.abstract
+
+
+def chunk_paper(
+    paper: Paper, window_words: int = WINDOW_WORDS, overlap: int = OVERLAP_SENTENCES
+) -> list[str]:
+    """Return the passages of a paper: sentence windows of about `window_words` words."""
+    sentences = split_sentences(paper.abstract) or [paper.abstract]
+    windows: list[list[str]] = []
+    current: list[str] = []
+    words = 0
+    for sentence in sentences:
+        n = len(sentence.split())
+        if current and words + n > window_words:
+            windows.append(current)
+            current = current[-overlap:] if overlap else []
+            words = sum(len(s.split()) for s in current)
+        current.append(sentence)
+        words += n
+    if current and (not windows or current != windows[-1][-len(current) :]):
+        windows.append(current)
+    prefix = f"{paper.title}. " if paper.title else ""
+    return [prefix + " ".join(w) for w in windows]

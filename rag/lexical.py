@@ -1,0 +1,104 @@
+"""The BM25 side of the hybrid index (bm25s), persisted beside the Chroma collection.
+
+LlamaIndex's docstore stays empty when vectors live in Chroma, so this index is kept by us: it is
+rebuilt from the paper collection whenever its fingerprint (the set of paper ids) is stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+def fingerprint(ids: Collection[str]) -> str:
+    """Return a digest of a set of paper ids (order does not matter)."""
+    digest = hashlib.sha256()
+    for pid in sorted(ids):
+        digest.update(pid.encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def _stemmer():  # type: ignore[no-untyped-def]
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+class BM25Index:
+    """BM25 over one text per paper; `search` returns (paper_id, score), best first."""
+
+    def __init__(self, ids: Sequence[str], model: object | None) -> None:
+        self.ids = list(ids)
+        self._model = model
+        self._stem = _stemmer()
+        self.fingerprint = fingerprint(self.ids)
+
+    @classmethod
+    def build(cls, ids: Sequence[str], texts: Sequence[str]) -> BM25Index:
+        """Index `texts` (one per id)."""
+        import bm25s
+
+        if not ids:
+            return cls([], None)
+        tokens = bm25s.tokenize(
+            list(texts), stopwords="en", stemmer=_stemmer(), show_progress=False
+        )
+        model = bm25s.BM25()
+        model.index(tokens, show_progress=False)
+        return cls(ids, model)
+
+    def save(self, folder: Path) -> None:
+        """Write the index to `folder` (replacing what was there)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        if self._model is not None:
+            self._model.save(str(folder))  # type: ignore[attr-defined]
+        tmp = folder / "ids.json.tmp"
+        tmp.write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
+        tmp.replace(folder / "ids.json")  # written last and atomically: marks the save complete
+
+    @classmethod
+    def load(cls, folder: Path) -> BM25Index | None:
+        """Return the index saved in `folder`, or None when there is none or it is unreadable."""
+        import bm25s
+
+        meta_file = folder / "ids.json"
+        if not meta_file.exists():
+            return None
+        try:
+            meta = json.loads(meta_file.read_text())
+            model = bm25s.BM25.load(str(folder)) if meta["ids"] else None
+        except Exception as exc:  # a half-written or foreign folder: rebuild instead
+            log.warning("BM25 index at %s is unreadable (%s); it will be rebuilt", folder, exc)
+            return None
+        return cls(meta["ids"], model)
+
+    def search(
+        self, query: str, k: int, allowed: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Return up to `k` (paper_id, score) pairs with a positive score, best first."""
+        import bm25s
+
+        if self._model is None or k <= 0:
+            return []
+        q = bm25s.tokenize(
+            [query], stopwords="en", stemmer=self._stem, return_ids=False, show_progress=False
+        )
+        vocab = self._model.vocab_dict  # type: ignore[attr-defined]
+        terms = [t for t in q[0] if t in vocab]
+        if not terms:
+            return []
+        scores = np.asarray(self._model.get_scores(terms))  # type: ignore[attr-defined]
+        if allowed is not None:
+            allowed_set = set(allowed)
+            mask = np.fromiter((pid in allowed_set for pid in self.ids), bool, len(self.ids))
+            scores = np.where(mask, scores, 0.0)
+        top = np.argsort(-scores, kind="stable")[:k]
+        return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]

@@ -1,0 +1,155 @@
+"""Paper files: find them, tell their format, parse them into `Paper` records.
+
+Each format is one module with `parse(path) -> Iterator[Paper | ParseError]`, registered in
+`PARSERS`. A bad file or record becomes a `ParseError` in the result, never an exception.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag.errors import ParseError
+from rag.parsers import jsonl, seed_page
+from rag.records import Paper
+
+Parser = Callable[[Path], Iterator[Paper | ParseError]]
+
+PARSERS: dict[str, Parser] = {"jsonl": jsonl.parse, "seed": seed_page.parse}
+_BY_EXTENSION = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+_SNIFFED_EXTENSIONS = {"", ".txt", ".text", ".md"}
+_SNIFF_BYTES = 65536
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """The papers read from one file, and the errors of what could not be read."""
+
+    papers: list[Paper]
+    errors: list[ParseError]
+
+
+def iter_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Yield the files to parse: given files as they are, folders walked recursively.
+
+    Folder entries come in name order; hidden entries (".name") are skipped, and a folder
+    reached twice (a symlink loop) is walked once. A file reached twice is yielded once.
+
+    Args:
+        paths: files and folders.
+
+    Returns:
+        An iterator of file paths. Paths that are neither files nor folders are yielded too,
+        so that `parse_path` reports them.
+    """
+    seen_dirs: set[str] = set()
+    seen_files: set[str] = set()
+    for path in paths:
+        if path.is_dir():
+            yield from _walk(path, seen_dirs, seen_files)
+        elif _first_visit(path, seen_files):
+            yield path
+
+
+def _walk(folder: Path, seen_dirs: set[str], seen_files: set[str]) -> Iterator[Path]:
+    if not _first_visit(folder, seen_dirs):
+        return
+    try:
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError:
+        yield folder  # parse_path turns it into "cannot read" for the user
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            yield from _walk(entry, seen_dirs, seen_files)
+        elif _first_visit(entry, seen_files):
+            yield entry
+
+
+def _first_visit(path: Path, seen: set[str]) -> bool:
+    real = os.path.realpath(path)
+    if real in seen:
+        return False
+    seen.add(real)
+    return True
+
+
+def detect_format(path: Path) -> str:
+    """Tell a file's format from its extension, or from its content for text files.
+
+    Args:
+        path: the file.
+
+    Returns:
+        A key of `PARSERS`: "jsonl" for .jsonl/.ndjson/.json and for text that starts with
+        "{" or "["; "seed" for text in the seed page layout.
+
+    Raises:
+        ParseError: when the file cannot be read or its format is unknown.
+    """
+    suffix = path.suffix.lower()
+    if suffix in _BY_EXTENSION:
+        return _BY_EXTENSION[suffix]
+    supported = "JSON lines (.jsonl), a JSON array (.json) or a seed page (.txt)"
+    if suffix not in _SNIFFED_EXTENSIONS:
+        raise ParseError(str(path), f"unsupported file type '{suffix}': use {supported}")
+    head = _head(path).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if head.startswith(("{", "[")):
+        return "jsonl"
+    if seed_page.looks_like(head):
+        return "seed"
+    raise ParseError(str(path), f"cannot tell the format of this file: use {supported}")
+
+
+def parse_path(path: Path, fmt: str | None = None) -> ParseResult:
+    """Parse one file into papers, collecting what could not be read as errors.
+
+    Args:
+        path: the file.
+        fmt: a key of `PARSERS`; detected with `detect_format` when None.
+
+    Returns:
+        The papers in file order, and one `ParseError` per unreadable file or record (a
+        missing, empty, binary or non-UTF-8 file, an unknown format, a bad record).
+    """
+    papers: list[Paper] = []
+    errors: list[ParseError] = []
+    try:
+        _check_text_file(path)
+        fmt = fmt or detect_format(path)
+        if fmt not in PARSERS:
+            known = ", ".join(sorted(PARSERS))
+            raise ParseError(str(path), f"unknown format '{fmt}': use one of {known}")
+        for item in PARSERS[fmt](path):
+            if isinstance(item, Paper):
+                papers.append(item)
+            else:
+                errors.append(item)
+    except ParseError as exc:
+        errors.append(exc)
+    except OSError as exc:
+        errors.append(ParseError(str(path), f"cannot read the file: {exc.strerror or exc}"))
+    if not papers and not errors:
+        errors.append(ParseError(str(path), "no papers found in this file"))
+    return ParseResult(papers, errors)
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        return fh.read(_SNIFF_BYTES)
+
+
+def _check_text_file(path: Path) -> None:
+    if not path.exists():
+        raise ParseError(str(path), "no such file: check the path")
+    if not path.is_file():
+        raise ParseError(str(path), "not a regular file: give a file or a folder of files")
+    head = _head(path)
+    if not head.strip():
+        raise ParseError(str(path), "the file is empty: add papers or remove it")
+    if b"\x00" in head:
+        raise ParseError(str(path), "binary file, not text: convert it to UTF-8 text")

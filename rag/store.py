@@ -1,0 +1,214 @@
+"""The Chroma side of the index: a chunk collection for retrieval, a paper collection for records.
+
+Embedded (`PersistentClient` under the index folder) or a Chroma server (`chroma_url`), through
+the same code. Our own embeddings are always passed: Chroma's default embedding function
+downloads a model and must never run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+
+from rag.errors import ConfigError, IndexMismatchError, IndexNotFoundError
+from rag.records import Paper
+
+log = logging.getLogger(__name__)
+
+PAGE = 5000  # rows per `get` page when reading a whole collection
+
+
+@dataclass(frozen=True)
+class ChunkMatch:
+    """One chunk returned by a dense query."""
+
+    paper_id: str
+    text: str
+    similarity: float
+
+
+def _client(index_dir: Path, chroma_url: str | None, create: bool) -> Any:
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if chroma_url:
+        url = urlparse(chroma_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ConfigError(f"Chroma URL {chroma_url!r} is not of the form http://host:port.")
+        return chromadb.HttpClient(
+            host=url.hostname,
+            port=url.port or (443 if url.scheme == "https" else 8000),
+            ssl=url.scheme == "https",
+            settings=chroma_settings,
+        )
+    if not create and not (index_dir / "chroma.sqlite3").exists():
+        raise IndexNotFoundError(
+            f"No index at {index_dir}: run `rag ingest seeds/` first "
+            "(or pass --index / set RAG_INDEX_DIR)."
+        )
+    index_dir.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(index_dir), settings=chroma_settings)
+
+
+def _scalar_metadata(paper: Paper) -> dict[str, str | int | bool]:
+    """Chroma metadata is scalar: lists are joined, None is left out."""
+    meta: dict[str, str | int | bool] = {
+        "paper_id": paper.id,
+        "record": paper.to_json(),
+        "source_file": paper.source_file,
+        "citation_key": paper.citation_key,
+    }
+    if paper.area:
+        meta["area"] = paper.area
+    if paper.year is not None:
+        meta["year"] = paper.year
+    return meta
+
+
+class ChromaStore:
+    """Both collections of one index, with the embedding model they were built with."""
+
+    def __init__(
+        self,
+        index_dir: Path,
+        collection: str,
+        model_name: str,
+        dim: int,
+        *,
+        chroma_url: str | None = None,
+        create: bool = False,
+    ) -> None:
+        self.location = chroma_url or str(index_dir)
+        self._client = _client(index_dir, chroma_url, create)
+        meta = {"hnsw:space": "cosine", "embedding_model": model_name, "dimension": dim}
+        names = (f"{collection}_chunks", f"{collection}_papers")
+        if create:
+            self.chunks, self.papers = (
+                self._client.get_or_create_collection(n, metadata=meta, embedding_function=None)
+                for n in names
+            )
+        else:
+            try:
+                self.chunks, self.papers = (
+                    self._client.get_collection(n, embedding_function=None) for n in names
+                )
+            except Exception as exc:  # chromadb raises NotFoundError or ValueError by version
+                raise IndexNotFoundError(
+                    f"No collection {collection!r} at {self.location}: "
+                    "run `rag ingest seeds/` first."
+                ) from exc
+        built = self.chunks.metadata or {}
+        if built.get("embedding_model") != model_name or built.get("dimension") != dim:
+            raise IndexMismatchError(
+                f"The index at {self.location} was built with embedding model "
+                f"{built.get('embedding_model')!r} ({built.get('dimension')} dimensions), "
+                f"not {model_name!r} ({dim}): use that model, or ingest into a new --index."
+            )
+        self.max_batch = int(self._client.get_max_batch_size())
+
+    # -- reading
+    def count(self) -> int:
+        return int(self.papers.count())
+
+    def iter_papers(self, include_embeddings: bool = False) -> Iterator[tuple[Paper, Any]]:
+        """Yield every paper record (and its paper-level embedding when asked)."""
+        include = ["metadatas", "embeddings"] if include_embeddings else ["metadatas"]
+        offset = 0
+        while True:
+            page = self.papers.get(include=include, limit=PAGE, offset=offset)
+            metas = page["metadatas"] or []
+            embs = page.get("embeddings") if include_embeddings else None
+            for i, meta in enumerate(metas):
+                yield Paper.from_json(str(meta["record"])), (embs[i] if embs is not None else None)
+            if len(metas) < PAGE:
+                return
+            offset += PAGE
+
+    def paper_embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        got = self.papers.get(ids=list(ids), include=["embeddings"])
+        return {
+            i: np.asarray(e, dtype=np.float32)
+            for i, e in zip(got["ids"], got["embeddings"], strict=True)
+        }
+
+    def query(
+        self, embedding: np.ndarray, n: int, paper_ids: Sequence[str] | None = None
+    ) -> list[ChunkMatch]:
+        """Return the `n` chunks nearest to `embedding`, optionally within some papers."""
+        where = {"paper_id": {"$in": list(paper_ids)}} if paper_ids is not None else None
+        total = int(self.chunks.count())
+        if total == 0 or (paper_ids is not None and not paper_ids):
+            return []
+        res = self.chunks.query(
+            query_embeddings=[embedding.tolist()],
+            n_results=min(n, total),
+            where=where,
+            include=["metadatas", "documents", "distances"],
+        )
+        return [
+            ChunkMatch(str(m["paper_id"]), str(d), 1.0 - float(dist))
+            for m, d, dist in zip(
+                res["metadatas"][0], res["documents"][0], res["distances"][0], strict=True
+            )
+        ]
+
+    # -- writing
+    def _batched(self, n: int) -> Iterator[slice]:
+        for start in range(0, n, self.max_batch):
+            yield slice(start, start + self.max_batch)
+
+    def add(
+        self,
+        papers: Sequence[Paper],
+        paper_vectors: np.ndarray,
+        chunks: Sequence[tuple[str, str]],
+        chunk_vectors: np.ndarray,
+    ) -> None:
+        """Upsert papers and their chunks (`chunks` holds (paper_id, text) pairs)."""
+        counters: dict[str, int] = {}
+        chunk_ids, chunk_metas = [], []
+        for pid, _ in chunks:
+            counters[pid] = counters.get(pid, 0) + 1
+            chunk_ids.append(f"{pid}-{counters[pid] - 1}")
+            chunk_metas.append({"paper_id": pid})
+        for part in self._batched(len(chunks)):
+            self.chunks.upsert(
+                ids=chunk_ids[part],
+                embeddings=chunk_vectors[part].tolist(),
+                documents=[t for _, t in chunks[part]],
+                metadatas=chunk_metas[part],
+            )
+        # Papers last: a paper record exists only once all its chunks do (resumable ingest).
+        for part in self._batched(len(papers)):
+            batch = papers[part]
+            self.papers.upsert(
+                ids=[p.id for p in batch],
+                embeddings=paper_vectors[part].tolist(),
+                documents=[p.abstract for p in batch],
+                metadatas=[_scalar_metadata(p) for p in batch],
+            )
+
+    def update_records(self, papers: Sequence[Paper]) -> None:
+        """Rewrite the metadata of papers already stored (e.g. their source moved)."""
+        for part in self._batched(len(papers)):
+            batch = papers[part]
+            self.papers.update(
+                ids=[p.id for p in batch], metadatas=[_scalar_metadata(p) for p in batch]
+            )
+
+    def delete(self, paper_ids: Sequence[str]) -> None:
+        """Remove papers and all their chunks."""
+        ids = list(paper_ids)
+        for part in self._batched(len(ids)):
+            batch = ids[part]
+            self.papers.delete(ids=batch)
+            self.chunks.delete(where={"paper_id": {"$in": batch}})

@@ -1,0 +1,219 @@
+"""Plain-text helpers for abstracts: readable markup, sentences, and matching keys."""
+
+# Unicode punctuation and look-alike letters (CJK, dashes, quotes) are what this module handles.
+# ruff: noqa: RUF001, RUF002
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+
+# Private-use characters mark text that later steps must not touch (URLs, converted math).
+_HOLD = "\ue000"
+_DROPPED = "\ue001"
+_ESCAPES = {"\\$": "\ue002", "\\_": "\ue003", "\\{": "\ue004", "\\}": "\ue005"}
+_UNESCAPE: dict[str, str | int | None] = {
+    "\ue002": "$",
+    "\ue003": "_",
+    "\ue004": "{",
+    "\ue005": "}",
+}
+
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'{}`$*\\]+")
+_HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_URL_CMD = re.compile(r"\\url\s*\{([^{}]*)\}")
+_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
+# Pandoc's rule: no space just inside the dollars and no digit right after, so "$5 and $10" stays.
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])([^$]+?)(?<!\s)\$(?![\d$])")
+_ACCENT = re.compile(r"\\(['`\"^~=.])\{?([A-Za-z])\}?|\\([uvHck])\{([A-Za-z])\}")
+_ACCENT_MARKS = {
+    "'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", "=": "\u0304",
+    ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "k": "\u0328",
+}  # fmt: skip
+_CMD_ARG = re.compile(r"\\([A-Za-z]+)\*?\s*(?:\[[^\]]*\])?\{([^{}]*)\}")
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_SCRIPT = re.compile(r"([_^])\{([^{}]*)\}")
+_CMD = re.compile(r"\\([A-Za-z]+)")
+_DROP_CMDS = {"cite", "citep", "citet", "ref", "eqref", "label", "footnote", "vspace", "hspace"}
+_SYMBOLS = {
+    "times": "×", "cdot": "·", "neq": "≠", "ne": "≠", "leq": "≤", "le": "≤", "geq": "≥",
+    "ge": "≥", "approx": "≈", "sim": "~", "infty": "∞", "pm": "±", "to": "→",
+    "rightarrow": "→", "leftarrow": "←", "Rightarrow": "⇒", "in": "∈", "ll": "≪", "gg": "≫",
+    "ldots": "…", "cdots": "…", "dots": "…", "propto": "∝", "mid": "|", "circ": "∘",
+    "partial": "∂", "nabla": "∇", "forall": "∀", "exists": "∃", "textbackslash": "\\",
+    "left": "", "right": "", "big": "", "Big": "", "bigg": "", "Bigg": "", "displaystyle": "",
+}  # fmt: skip
+_MARKDOWN: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"``(.+?)''"), "“\\1”"),
+    (re.compile(r"`([^`\n]+)`"), r"\1"),
+    (re.compile(r"\*\*(?!\s)(.+?)(?<!\s)\*\*"), r"\1"),
+    (re.compile(r"(?<!\w)__(?!\s)(.+?)(?<!\s)__(?!\w)"), r"\1"),
+    (re.compile(r"(?<![\w*])\*(?![\s*])(.+?)(?<![\s*])\*(?![\w*])"), r"\1"),
+    (re.compile(r"(?<![\w_])_(?![\s_])(.+?)(?<![\s_])_(?![\w_])"), r"\1"),
+]
+_TIE = re.compile(r"(?<=[\w.,;:)\]])~(?=[\w\\(\[$])")
+_DASHES = [
+    (re.compile(r"(?<=\w)---(?=\w)|(?<=\s)---(?=\s)"), "—"),
+    (re.compile(r"(?<=\w)--(?=\w)|(?<=\s)--(?=\s)"), "–"),
+]
+
+
+def clean_markup(text: str) -> str:
+    """Turn LaTeX and Markdown markup in an abstract into readable plain text.
+
+    Commands that format a word keep their argument (`\\textbf{CalM}` → `CalM`), Markdown
+    emphasis and code marks are removed, escapes become their character, inline math loses
+    its dollars and backslashes (`$\\pi_{\\text{roll}}$` → `pi_roll`), `--`/`---` become
+    dashes and whitespace is collapsed. URLs and non-markup Unicode are left as they are.
+
+    Args:
+        text: an abstract or title as the source gave it.
+
+    Returns:
+        The plain text, on one line.
+    """
+    held: list[str] = []
+
+    def hold(piece: str) -> str:
+        held.append(piece)
+        return f"{_HOLD}{len(held) - 1}{_HOLD}"
+
+    for escape, mark in _ESCAPES.items():
+        text = text.replace(escape, mark)
+    text = re.sub(r"\\([%&#])", r"\1", text)
+    text = re.sub(r"\\\\|\\[ ,;:]", " ", text).replace("\\!", "")
+    text = _HREF.sub(r"\2", text)
+    text = _URL_CMD.sub(r"\1", text)
+    text = _URL.sub(lambda m: hold(m.group(0)), text)
+    text = _TIE.sub(" ", text)
+    text = _DISPLAY_MATH.sub(lambda m: hold(_math(m.group(m.lastindex or 1))), text)
+    text = _INLINE_MATH.sub(lambda m: hold(_math(m.group(1))), text)
+    text = _ACCENT.sub(_accent, text)
+    text = _innermost(text, lambda s: _CMD_ARG.sub(_text_command, s))
+    text = re.sub(r"(?<![\w}])\{([A-Za-z][\w\-]*)\}", r"\1", text).replace("{}", "")
+    text = _CMD.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), text)
+    for pattern, repl in _MARKDOWN:
+        text = pattern.sub(repl, text)
+    for pattern, repl in _DASHES:
+        text = pattern.sub(repl, text)
+    text = re.sub(r"\s*" + _DROPPED, "", text)
+    text = re.sub(f"{_HOLD}(\\d+){_HOLD}", lambda m: held[int(m.group(1))], text)
+    text = text.translate(str.maketrans(_UNESCAPE))
+    return " ".join(text.split())
+
+
+def _innermost(text: str, step: Callable[[str], str]) -> str:
+    """Apply `step` until nothing changes, so nested braces resolve from the inside out."""
+    for _ in range(20):
+        new = step(text)
+        if new == text:
+            break
+        text = new
+    return text
+
+
+def _accent(match: re.Match[str]) -> str:
+    mark, letter = (match.group(1), match.group(2)) if match.group(1) else match.group(3, 4)
+    return unicodedata.normalize("NFC", letter + _ACCENT_MARKS[mark])
+
+
+def _text_command(match: re.Match[str]) -> str:
+    name, arg = match.group(1, 2)
+    if name in _DROP_CMDS:
+        return _DROPPED
+    return arg or _SYMBOLS.get(name, name)  # `\LaTeX{}` is the command itself, not an argument
+
+
+def _math(expr: str) -> str:
+    """Render a TeX math expression as readable text: `O(T^{3/2})` → `O(T^(3/2))`."""
+
+    def group(arg: str) -> str:
+        arg = arg.strip()
+        return arg if re.fullmatch(r"[\w.]+|\\[A-Za-z]+", arg) else f"({arg})"
+
+    def step(s: str) -> str:
+        s = _FRAC.sub(lambda m: f"{group(m.group(1))}/{group(m.group(2))}", s)
+        s = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"sqrt(\1)", s)
+        s = _SCRIPT.sub(lambda m: m.group(1) + group(m.group(2)), s)
+        return _CMD_ARG.sub(r"\2", s)
+
+    expr = _innermost(expr.replace("~", " "), step)
+    expr = _CMD.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), expr)
+    return " ".join(expr.replace("{", "").replace("}", "").split())
+
+
+# Words whose final period does not end a sentence (compared case-insensitively).
+_ABBREVIATIONS = {
+    "e.g.", "i.e.", "al.", "vs.", "cf.", "fig.", "figs.", "eq.", "eqs.", "sec.", "tab.",
+    "ref.", "refs.", "resp.", "approx.", "avg.", "no.", "nos.", "vol.", "pp.", "ch.", "dr.",
+    "mr.", "mrs.", "ms.", "prof.", "st.", "viz.", "w.r.t.", "ca.", "esp.",
+}  # fmt: skip
+_INITIALS = re.compile(r"(?:[A-Z]\.)+|(?:[a-z]\.){2,}")
+_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)|[。！？]+[”’」』）)]*")
+_OPENERS = "\"'“‘([{"
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences, keeping their final punctuation.
+
+    A sentence ends at `.`, `!` or `?` followed by whitespace and an uppercase letter, digit,
+    opening quote or bracket, or a CJK character; and at `。`, `！`, `？` always. A period
+    after an abbreviation ("e.g.", "et al.", "Fig.") or initials ("U.S.") is not an end.
+
+    Args:
+        text: a paragraph, such as an abstract.
+
+    Returns:
+        The sentences, stripped, without empty ones.
+    """
+    sentences: list[str] = []
+    start = 0
+    for match in _END.finditer(text):
+        end = match.end()
+        if match.group(0)[0] in ".!?" and not _is_boundary(text, match.start(), end):
+            continue
+        sentences.append(text[start:end])
+        start = end
+    sentences.append(text[start:])
+    return [s.strip() for s in sentences if s.strip()]
+
+
+def _is_boundary(text: str, stop: int, end: int) -> bool:
+    rest = text[end:].lstrip()
+    if not rest:
+        return False
+    nxt = rest[0]
+    if nxt in _OPENERS:
+        nxt = rest[1:2] or nxt
+    starts_sentence = (
+        nxt.isupper() or nxt.isdigit() or nxt in _OPENERS or unicodedata.category(nxt) == "Lo"
+    )
+    if not starts_sentence or text[stop] != ".":
+        return starts_sentence
+    word = text[:end].split()[-1].lstrip(_OPENERS).rstrip("\"'”’)]")
+    return word.casefold() not in _ABBREVIATIONS and not _INITIALS.fullmatch(word)
+
+
+# Letters that NFKD does not decompose into an ASCII base letter plus marks.
+_FOLD_MAP: dict[str, str | int | None] = {
+    "ı": "i", "ø": "o", "Ø": "o", "ß": "ss", "ẞ": "ss", "ł": "l", "Ł": "l", "đ": "d", "Đ": "d",
+    "ð": "d", "Ð": "d", "þ": "th", "Þ": "th", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe",
+}  # fmt: skip
+_FOLD_EXTRA = str.maketrans(_FOLD_MAP)
+
+
+def fold(text: str) -> str:
+    """Return a case- and accent-insensitive form of `text` for matching.
+
+    `fold("Oğuz Yüksel")` is `"oguz yuksel"`, `fold("Devriş İşler")` is `"devris isler"`.
+
+    Args:
+        text: any text.
+
+    Returns:
+        The text decomposed (NFKD), without combining marks, case-folded.
+    """
+    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA))
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return bare.casefold().translate(_FOLD_EXTRA)

@@ -1,0 +1,68 @@
+"""Shared fixtures: clean environment, fake embedding, indexes in tmp dirs, the real seeds."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rag.index import Index
+from rag.settings import Settings
+from tests.fake_embedding import FakeEmbedding
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "seeds"
+SCIFACT = ROOT.parent / "shared" / "data" / "scifact"
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+os.environ["ANONYMIZED_TELEMETRY"] = "False"
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No RAG_*/OPENAI_* variable and no rag.toml leaks into a test."""
+    for name in list(os.environ):
+        if name.startswith(("RAG_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings for an index in a fresh tmp folder, extractive answers."""
+    return Settings(index_dir=tmp_path / "index", backend="extractive")
+
+
+@pytest.fixture
+def fake_embedding() -> FakeEmbedding:
+    return FakeEmbedding()
+
+
+@pytest.fixture
+def fake_index(settings: Settings, fake_embedding: FakeEmbedding) -> Index:
+    """An empty index on real Chroma in tmp, with the fake embedding."""
+    return Index(settings, fake_embedding, create=True)
+
+
+@pytest.fixture
+def seeds_copy(tmp_path: Path) -> Path:
+    """A writable copy of the seed files."""
+    dest = tmp_path / "seeds"
+    shutil.copytree(SEEDS, dest)
+    for f in dest.iterdir():
+        f.chmod(0o644)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def real_seed_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    """The seeds indexed once with the real bundled embedding model (slow tests)."""
+    from rag.ingest import ingest
+
+    folder = tmp_path_factory.mktemp("real-index")
+    index = Index(Settings(index_dir=folder, backend="extractive"), create=True)
+    ingest([SEEDS], index)
+    return index

@@ -1,0 +1,154 @@
+"""Answers: markers map to retrieved papers, invented ones are dropped, off-topic abstains."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from rag import prompts
+from rag.answer import Answer, answer, answer_stream
+from rag.backends.base import Prompt
+from rag.errors import BackendError
+from rag.index import Index
+from rag.ingest import ingest
+from rag.settings import Settings
+from tests.fakes import FakeLLM
+
+QUESTION = "Which papers deal with noisy labels on graphs?"
+ICGNN_SENTENCE = (
+    "ICGNN harnesses the structure information of the graph to effectively alleviate the "
+    "challenges posed by noisy labels"
+)
+
+
+class PromptAwareLLM(FakeLLM):
+    """A FakeLLM whose queued answers may name sources by label: `{Ju}` → that source's n."""
+
+    def generate(self, prompt: Prompt, **kwargs: object) -> Iterator[str]:  # type: ignore[override]
+        numbers = dict(re.findall(r"^\[(\d+)\] (\w+)", prompt.user, flags=re.M))
+        by_name = {name: n for n, name in numbers.items()}
+        pieces = list(super().generate(prompt, **kwargs))  # type: ignore[arg-type]
+        text = "".join(pieces).format_map(_Missing(by_name))
+        yield from re.split(r"(?<=\s)(?=\S)", text)
+
+
+class _Missing(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "99"
+
+
+@pytest.fixture
+def seeded(fake_index: Index, seeds_copy: Path) -> Index:
+    ingest([seeds_copy], fake_index)
+    return fake_index
+
+
+@pytest.fixture
+def fake_settings(settings: Settings) -> Settings:
+    # The hashed fake embedding gives lower cosines than MiniLM: thresholds scaled to it.
+    return settings.model_copy(update={"min_relevance": 0.1, "support_threshold": 0.4})
+
+
+def run(index: Index, settings: Settings, llm: FakeLLM, question: str = QUESTION) -> Answer:
+    return answer(index, question, settings=settings, backend=llm)
+
+
+def test_markers_map_to_the_retrieved_paper(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + " [{Ju}].")
+    result = run(seeded, fake_settings, llm)
+    assert not result.abstained and result.notice is None
+    assert result.answer.endswith("[1].")
+    assert [c.n for c in result.citations] == [1]
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+    assert "noisy labels" in result.citations[0].evidence
+    assert "Sources:" in llm.history[0].user and QUESTION in llm.history[0].user
+
+
+def test_marker_to_unretrieved_paper_is_dropped(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + " [{Ju}][{Nobody}].")
+    result = run(seeded, fake_settings, llm)
+    assert "[99]" not in result.answer and "[2]" not in result.answer
+    assert [c.hit.paper.authors[0] for c in result.citations] == ["Wei Ju"]
+
+
+def test_fabricated_sentence_is_not_shown(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    fabricated = "Sourdough starters ferment rye flour overnight in a warm kitchen"
+    llm.enqueue(f"{ICGNN_SENTENCE} [{{Ju}}]. {fabricated} [{{Ju}}].")
+    result = run(seeded, fake_settings, llm)
+    assert "Sourdough" not in result.answer
+    assert "noisy labels" in result.answer
+    dropped = [s for s in result.sentences if not s["shown"]]
+    assert [s["text"].split()[0] for s in dropped] == ["Sourdough"]
+
+
+def test_sentence_without_marker_is_attributed_when_supported(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + ".")
+    result = run(seeded, fake_settings, llm)
+    assert result.answer.endswith("[1].")
+    assert result.sentences[0]["attributed"] is True
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+
+
+def test_nothing_supported_falls_back_to_extractive(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue("Bananas are yellow [{Ju}]. The moon is made of cheese.")
+    result = run(seeded, fake_settings, llm)
+    assert result.notice == prompts.NO_SUPPORTED_SENTENCE
+    assert "Bananas" not in result.answer and "[1]" in result.answer
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+
+
+def test_backend_error_gives_notice_and_extractive_answer(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = FakeLLM()
+    llm.enqueue_error(BackendError("cannot reach http://127.0.0.1:9/v1: is the server running?"))
+    result = run(seeded, fake_settings, llm)
+    assert result.notice is not None and "cannot reach" in result.notice
+    assert result.citations and "[1]" in result.answer
+
+
+def test_off_topic_question_abstains(seeded: Index, fake_settings: Settings) -> None:
+    llm = FakeLLM()  # nothing enqueued: the model must not even be called
+    result = run(seeded, fake_settings, llm, "sourdough bread recipe with rye flour")
+    assert result.abstained and result.answer == prompts.ABSTAIN
+    assert result.citations == () and len(result.nearest) > 0
+    assert llm.history == []
+
+
+def test_streamed_pieces_add_up_to_the_answer(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(f"{ICGNN_SENTENCE} [{{Ju}}]. Pseudo-labeling supervises unlabeled nodes [{{Ju}}].")
+    events = list(answer_stream(seeded, QUESTION, settings=fake_settings, backend=llm))
+    final = events[-1]
+    assert isinstance(final, Answer)
+    pieces = [e for e in events[:-1] if isinstance(e, str)]
+    assert len(pieces) == 2 and "".join(pieces) == final.answer
+
+
+def test_extractive_backend_cites_the_right_paper(seeded: Index, fake_settings: Settings) -> None:
+    result = answer(seeded, QUESTION, settings=fake_settings, backend=None)
+    assert result.backend == "extractive" and not result.abstained
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+    # the evidence sentence is shown as written, with its marker before the full stop
+    assert result.citations[0].evidence.rstrip(".") + " [1]." in result.answer
+
+
+@pytest.mark.parametrize(
+    ("template", "fields"),
+    [(prompts.SOURCE, {"n", "label", "evidence"}), (prompts.USER, {"sources", "question"})],
+)
+def test_prompt_placeholders(template: str, fields: set[str]) -> None:
+    found = set(re.findall(r"{(\w+)}", template))
+    assert found == fields
+    formatter: Callable[..., str] = template.format
+    assert formatter(**{f: "x" for f in fields})

@@ -1,0 +1,83 @@
+"""Ingest: idempotent, edits replace instead of duplicating, bad files named, good ones kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rag.index import Index
+from rag.ingest import ingest, remove
+from tests.fake_embedding import FakeEmbedding
+
+
+def test_seeds_ingest_to_40_papers_with_unique_keys(fake_index: Index, seeds_copy: Path) -> None:
+    report = ingest([seeds_copy], fake_index)
+    assert (report.added, report.files, report.errors) == (40, 2, ())
+    assert fake_index.store.count() == 40
+    keys = [p.citation_key for p in fake_index.papers.values()]
+    assert len(set(keys)) == 40 and all(keys)
+
+
+def test_second_ingest_changes_nothing_and_embeds_nothing(
+    fake_index: Index, fake_embedding: FakeEmbedding, seeds_copy: Path
+) -> None:
+    ingest([seeds_copy], fake_index)
+    keys_before = {pid: p.citation_key for pid, p in fake_index.papers.items()}
+    embedded = fake_embedding.texts_embedded
+    report = ingest([seeds_copy], fake_index)
+    assert (report.added, report.removed, report.unchanged) == (0, 0, 40)
+    assert fake_embedding.texts_embedded == embedded
+    assert fake_index.store.count() == 40
+    assert {pid: p.citation_key for pid, p in fake_index.papers.items()} == keys_before
+
+
+def test_editing_an_abstract_in_place_replaces_that_one_record(
+    fake_index: Index, seeds_copy: Path
+) -> None:
+    ingest([seeds_copy], fake_index)
+    before = set(fake_index.papers)
+    seed = next(iter(sorted(seeds_copy.iterdir())))
+    text = seed.read_text(encoding="utf-8")
+    assert "bioinformatics" in text
+    seed.write_text(text.replace("bioinformatics", "computational biology", 1), encoding="utf-8")
+
+    report = ingest([seeds_copy], fake_index)
+    after = set(fake_index.papers)
+    assert (report.added, report.removed) == (1, 1)
+    assert len(after) == 40 and fake_index.store.count() == 40
+    assert len(before - after) == 1 and len(after - before) == 1
+    (new_id,) = after - before
+    assert "computational biology" in fake_index.papers[new_id].abstract
+    assert fake_index.bm25().fingerprint == fake_index.bm25().fingerprint  # built
+    assert set(fake_index.bm25().ids) == after
+
+
+def test_moved_file_is_not_new_papers(fake_index: Index, seeds_copy: Path, tmp_path: Path) -> None:
+    ingest([seeds_copy], fake_index)
+    moved = tmp_path / "elsewhere"
+    seeds_copy.rename(moved)
+    report = ingest([moved], fake_index)
+    assert (report.added, report.updated) == (0, 40)
+    assert all(str(moved) in p.source for p in fake_index.papers.values())
+
+
+def test_bad_file_is_named_and_good_files_still_go_in(fake_index: Index, seeds_copy: Path) -> None:
+    (seeds_copy / "broken.jsonl").write_text('{"abstract": "fine abstract text here"\n')
+    (seeds_copy / "blob.bin").write_bytes(b"\x00\x01\x02\xff" * 50)
+    report = ingest([seeds_copy], fake_index)
+    assert report.added == 40
+    assert report.partial
+    joined = "\n".join(report.errors)
+    assert "broken.jsonl:1" in joined
+    assert "blob.bin" in joined
+
+
+def test_remove_takes_paper_out_of_chroma_and_bm25(fake_index: Index, seeds_copy: Path) -> None:
+    ingest([seeds_copy], fake_index)
+    victim = next(iter(fake_index.papers))
+    assert remove(fake_index, [victim]) == 1
+    assert victim not in fake_index.papers
+    assert fake_index.store.count() == 39
+    assert victim not in fake_index.bm25().ids
+    # a fresh process sees the same: the persisted BM25 index agrees with Chroma
+    reopened = Index(fake_index.settings, FakeEmbedding())
+    assert set(reopened.bm25().ids) == set(reopened.papers) and len(reopened.papers) == 39

@@ -1,0 +1,206 @@
+"""The chat handler and the source cards, called directly over a fake-embedding index."""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+import ui
+from rag import api
+from rag.errors import ConfigError
+from rag.index import Index
+from rag.ingest import ingest
+from rag.records import Hit, Paper
+from rag.settings import Settings
+
+QUESTION = "Which papers deal with noisy labels on graphs?"
+OFF_TOPIC = "sourdough bread recipe with rye flour"
+SCRIPT = "<script>alert(1)</script>"
+
+
+@pytest.fixture
+def seed_index(fake_index: Index, seeds_copy: Path) -> Index:
+    ingest([seeds_copy], fake_index)
+    return fake_index
+
+
+def ask(index: Index, settings: Settings, message: str, **options: object) -> list:
+    """Run the chat handler to the end; return every (history, cards) it yielded."""
+    options.setdefault("backend", "extractive")
+    return list(ui.chat(message, [], index=index, settings=settings, **options))
+
+
+def assistant_messages(steps: list) -> list[str]:
+    return [h[-1]["content"] for h, _ in steps if h and h[-1]["role"] == "assistant"]
+
+
+def test_answer_streams_and_cites_the_paper_shown_in_a_card(
+    seed_index: Index, settings: Settings
+) -> None:
+    steps = ask(seed_index, settings, QUESTION)
+    history, cards = steps[-1]
+
+    assert [m["role"] for m in history] == ["user", "assistant"]
+    assert history[0]["content"] == QUESTION
+    final = history[-1]["content"]
+    assert '<a class="cite" href="#source-1">[1]</a>' in final
+
+    expected = api.ask(QUESTION, index=seed_index, settings=settings, backend="extractive")
+    first = expected.citations[0]
+    card = re.search(r'<article class="source-card" id="source-1">.*?</article>', cards, re.S)
+    assert card, cards
+    assert first.hit.paper.citation_key in card.group(0)
+    assert "Wei Ju" in card.group(0)
+    marked = re.search(r"<mark>(.*?)</mark>", card.group(0), re.S)
+    assert marked and marked.group(0)
+    assert " ".join(marked.group(1).split()) in " ".join(first.evidence.split())
+    # One card per citation, numbered as in the answer.
+    assert cards.count('class="source-card"') == len(expected.citations)
+
+
+def test_answer_grows_piece_by_piece(seed_index: Index, settings: Settings) -> None:
+    # A broad question draws on several papers: one checked, cited sentence arrives at a time.
+    steps = ask(seed_index, settings, "graph neural networks on graph data")
+    streamed = assistant_messages(steps)
+    assert len(streamed) >= 3
+    assert all(later.startswith(earlier) for earlier, later in pairwise(streamed))
+    assert all("[1]" in piece for piece in streamed if piece)
+
+
+def test_only_the_latest_answer_links_to_the_cards(seed_index: Index, settings: Settings) -> None:
+    history, _ = ask(seed_index, settings, QUESTION)[-1]
+    # Gradio hands the history back with each message's content as a list of text parts.
+    returned = [{**m, "content": [{"type": "text", "text": m["content"]}]} for m in history]
+    steps = list(
+        ui.chat(
+            "graph fairness", returned, index=seed_index, settings=settings, backend="extractive"
+        )
+    )
+    history, _ = steps[-1]
+
+    first_answer = history[1]["content"][0]["text"]
+    assert "href=" not in first_answer
+    assert r"\[1\]" in first_answer
+    assert 'href="#source-1"' in history[-1]["content"]
+
+
+def test_off_topic_question_abstains_and_shows_the_nearest_papers(
+    seed_index: Index, settings: Settings
+) -> None:
+    history, cards = ask(seed_index, settings, OFF_TOPIC)[-1]
+
+    assert "no paper on this question" in history[-1]["content"]
+    assert 'href="#source-' not in history[-1]["content"]
+    assert "Nearest papers" in cards
+    assert cards.count('class="source-card"') >= 1
+    assert "<mark>" not in cards  # nothing supports an answer, so nothing is highlighted
+
+
+def test_html_in_an_abstract_is_escaped_in_cards_and_answer(
+    seed_index: Index, settings: Settings, tmp_path: Path
+) -> None:
+    record = {
+        "authors": ["Mallory Hacker"],
+        "area": "Security",
+        "abstract": f"Zebra giraffe savanna migration patterns {SCRIPT} are tracked. "
+        "We count zebra herds by drone.",
+    }
+    path = tmp_path / "evil.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    ingest([path], seed_index)
+
+    history, cards = ask(seed_index, settings, "zebra giraffe savanna migration")[-1]
+
+    assert "Mallory Hacker" in cards
+    assert SCRIPT not in cards
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in cards
+    assert "<script" not in history[-1]["content"]
+
+
+def test_card_escapes_every_field_and_marks_truncated_authors() -> None:
+    paper = Paper.create(
+        authors=["Ann <b>Bold</b>", "Bob"],
+        abstract=f"First sentence {SCRIPT}. The supporting <i>claim</i> here.",
+        area=None,
+        title=None,
+        label='<img src=x onerror="alert(1)">',
+        label_derived=True,
+        citation_key="bold2024<x>",
+        authors_truncated=True,
+    )
+    card = ui.render_card(
+        Hit(paper, 1, 0.5, "", 0.81), n=2, evidence="The supporting <i>claim</i> here."
+    )
+
+    assert 'id="source-2"' in card
+    assert "[2]" in card
+    assert "<script" not in card and "<img" not in card and "<b>" not in card
+    assert "Ann &lt;b&gt;Bold&lt;/b&gt;, Bob et al." in card
+    assert "area unknown" in card
+    assert "bold2024&lt;x&gt;" in card
+    assert "relevance 0.81" in card
+    assert "derived label" in card
+    assert "<mark>The supporting &lt;i&gt;claim&lt;/i&gt; here.</mark>" in card
+
+
+def test_answer_markers_become_links_and_text_is_escaped() -> None:
+    rendered = ui.render_answer("Graphs <b>matter</b> [1]. Labels *are* noisy [2][3].")
+
+    assert '<a class="cite" href="#source-1">[1]</a>' in rendered
+    assert '<a class="cite" href="#source-3">[3]</a>' in rendered
+    assert "<b>" not in rendered
+    assert r"\*are\*" in rendered  # literal asterisks, not Markdown emphasis
+
+
+def test_filters_from_the_side_panel_apply_to_the_answer(
+    seed_index: Index, settings: Settings
+) -> None:
+    _, cards = ask(seed_index, settings, QUESTION, author="wei ju", top_k=3)[-1]
+    authors = re.findall(r'<div class="card-authors">(.*?)</div>', cards)
+    assert authors
+    assert all("Wei Ju" in a for a in authors)
+
+    _, cards = ask(seed_index, settings, QUESTION, top_k=1)[-1]
+    assert cards.count('class="source-card"') == 1
+
+    _, cards = ask(seed_index, settings, QUESTION, area="Social Aspects")[-1]
+    assert "Graph Neural Networks" not in cards
+
+
+def test_filter_that_matches_nothing_shows_the_error_in_the_chat(
+    seed_index: Index, settings: Settings
+) -> None:
+    history, cards = ask(seed_index, settings, QUESTION, area="Underwater Basket Weaving")[-1]
+
+    message = history[-1]["content"]
+    assert history[-1]["role"] == "assistant"
+    assert message.startswith("**Error:**")
+    assert "No paper in the index matches the filter" in message
+    assert "Traceback" not in message
+    assert "source-card" not in cards
+
+
+def test_area_choices_list_the_indexed_areas(seed_index: Index) -> None:
+    choices = ui._area_choices(seed_index)
+
+    assert choices[0] == "All"
+    assert "Deep Learning · Graph Neural Networks" in choices
+    assert "Deep Learning" in choices
+
+
+def test_non_loopback_host_without_auth_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--auth"):
+        ui.main(Settings(index_dir=tmp_path / "none", host="0.0.0.0"))
+    with pytest.raises(ConfigError, match="user:password"):
+        ui.launch_options(Settings(host="0.0.0.0", auth="nopassword"))
+
+    options = ui.launch_options(Settings(host="0.0.0.0", auth="alice:s3cr:et"))
+    assert options["auth"] == ("alice", "s3cr:et")
+    assert options["share"] is False
+    assert options["server_name"] == "0.0.0.0"
+    assert ui.launch_options(Settings(host="localhost"))["auth"] is None
+    assert ui.launch_options(Settings(host="::1"))["auth"] is None
