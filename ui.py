@@ -328,17 +328,21 @@ def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
 
         msg.submit(ask, inputs, [chatbot, cards], api_name="ask")
         # A second listener on the same submit empties the box; the question was already read.
-        msg.submit(lambda: "", None, msg, queue=False, api_name=False, show_progress="hidden")
-        chatbot.example_select(_example_text, None, msg, queue=False, api_name=False).then(
-            ask, inputs, [chatbot, cards], api_name=False
-        ).then(lambda: "", None, msg, queue=False, api_name=False)
-        chatbot.clear(lambda: render_cards(None), None, cards, api_name=False)
+        msg.submit(
+            lambda: "", None, msg, queue=False, api_visibility="private", show_progress="hidden"
+        )
+        chatbot.example_select(
+            _example_text, None, msg, queue=False, api_visibility="private"
+        ).then(ask, inputs, [chatbot, cards], api_visibility="private").then(
+            lambda: "", None, msg, queue=False, api_visibility="private"
+        )
+        chatbot.clear(lambda: render_cards(None), None, cards, api_visibility="private")
         app.load(
             lambda: gr.Dropdown(choices=_area_choices(current())),
             None,
             area,
             queue=False,  # not behind an answer being generated
-            api_name=False,
+            api_visibility="private",
         )
     app.queue(default_concurrency_limit=CONCURRENCY, max_size=QUEUE_SIZE)
     return app

@@ -177,10 +177,11 @@ def _print_answer(answer: Any, streamed: bool) -> None:
     for n, h in refs:
         p = h.paper
         click.echo(
-            f"[{n}] {_authors(p.authors, p.authors_truncated)} "
-            f"{p.title or p.label}. {p.area or 'Area unknown'}. [{p.citation_key}] "
-            f"(relevance {h.relevance:.2f})"
+            f"[{n}] {p.title or p.label + '*'} · {_authors(p.authors, p.authors_truncated)} · "
+            f"{p.area or 'area unknown'} · {p.citation_key} · relevance {h.relevance:.2f}"
         )
+    if any(not h.paper.title for _, h in refs):
+        click.echo("* no title in the source: label derived from the authors and the abstract")
 
 
 @cli.command()
@@ -289,6 +290,10 @@ def serve(
     import ui
 
     ui.main(settings)
+
+
+# Commands of other concepts register themselves on `cli` (kept out of this file's size).
+from rag import cli_references  # noqa: E402, F401
 
 
 def main() -> None:

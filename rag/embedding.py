@@ -56,12 +56,14 @@ class SentenceTransformerEmbedder:
         self._model = SentenceTransformer(str(path), device="cpu")
         self._lock = threading.Lock()
         self.name = model if model == BUNDLED_MODEL else path.name
-        dimension = getattr(self._model, "get_embedding_dimension", None) or (
-            self._model.get_sentence_embedding_dimension
+        # sentence-transformers 6 renamed the method; the old name still works, with a warning.
+        dimension = getattr(self._model, "get_embedding_dimension", None)
+        found: int | None = (
+            dimension() if dimension else self._model.get_sentence_embedding_dimension()
         )
-        self.dim = int(dimension() or 0)
+        self.dim = found or 0
         self.batch_size = batch_size
-        self.max_tokens = int(self._model.max_seq_length)
+        self.max_tokens = self._model.max_seq_length or 0
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:

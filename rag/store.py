@@ -8,7 +8,7 @@ downloads a model and must never run.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,7 +141,7 @@ class ChromaStore:
         }
 
     def query(
-        self, embedding: np.ndarray, n: int, paper_ids: Sequence[str] | None = None
+        self, embedding: np.ndarray, n: int, paper_ids: Collection[str] | None = None
     ) -> list[ChunkMatch]:
         """Return the `n` chunks nearest to `embedding`, optionally within some papers."""
         where = {"paper_id": {"$in": list(paper_ids)}} if paper_ids is not None else None

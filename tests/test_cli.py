@@ -94,7 +94,7 @@ def test_ask_prints_answer_and_references(runner: CliRunner, real_seed_index: In
     assert result.exit_code == 0, result.output
     answer, _, refs = result.output.partition("References:")
     assert "[1]" in answer
-    assert "[1] Wei Ju" in refs
+    assert "[1] Ju et al. — ICGNN* · Wei Ju, Wei Zhang" in refs
 
 
 @pytest.mark.slow
