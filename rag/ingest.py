@@ -3,49 +3,20 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from rag.chunking import chunk_paper
 from rag.index import Index
-from rag.naming import citation_key
+from rag.naming import assign_keys
 from rag.parsers import iter_files, parse_path
 from rag.records import IngestReport, Paper
 
 log = logging.getLogger(__name__)
 
 PAPERS_PER_BATCH = 256  # each batch is committed before the next: a killed ingest resumes
-
-
-def _suffixed(base: str, taken: set[str]) -> str:
-    """Return `base`, or `base` with the first free suffix b, c, ..., z, ba, ... ."""
-    if base not in taken:
-        return base
-    n = 1
-    while True:
-        suffix, k = "", n
-        while True:
-            suffix = chr(ord("a") + k % 26) + suffix
-            k //= 26
-            if k == 0:
-                break
-        if base + suffix not in taken:
-            return base + suffix
-        n += 1
-
-
-def assign_citation_keys(papers: Sequence[Paper], taken: Iterable[str]) -> list[Paper]:
-    """Give each paper a readable key unique among `taken` and each other (stable order)."""
-    used = set(taken)
-    keyed = []
-    for paper in papers:
-        base = citation_key(list(paper.authors), paper.year, paper.title, paper.abstract)
-        key = _suffixed(base or "anon", used)
-        used.add(key)
-        keyed.append(paper.with_(citation_key=key))
-    return keyed
 
 
 def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
@@ -94,7 +65,7 @@ def ingest(
             pid for pid, p in stored.items() if p.source_file in files_seen and pid not in parsed
         ]
         taken = {p.citation_key for pid, p in stored.items() if pid not in set(stale)}
-        new = assign_citation_keys([p for pid, p in parsed.items() if pid not in stored], taken)
+        new = assign_keys([p for pid, p in parsed.items() if pid not in stored], taken)
         moved = [
             stored[pid].with_(source=p.source)
             for pid, p in parsed.items()

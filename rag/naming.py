@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rag.records import Paper
 from rag.text import fold
@@ -225,7 +225,7 @@ def _letters(n: int) -> str:
     return out
 
 
-def unique_keys(keys: Sequence[str]) -> list[str]:
+def unique_keys(keys: Sequence[str], taken: Iterable[str] = ()) -> list[str]:
     """Make keys unique, keeping their order.
 
     The first occurrence keeps its bare key; later ones get "b", "c", ... (then "aa", ...),
@@ -233,12 +233,13 @@ def unique_keys(keys: Sequence[str]) -> list[str]:
 
     Args:
         keys: candidate keys, in a deterministic order.
+        taken: keys already in use (e.g. in the index), which none of the results may equal.
 
     Returns:
         Unique keys, one per input key; the same input gives the same output.
     """
     reserved = set(keys)
-    used: set[str] = set()
+    used: set[str] = set(taken)
     out: list[str] = []
     for key in keys:
         candidate, n = key, 1
@@ -250,7 +251,7 @@ def unique_keys(keys: Sequence[str]) -> list[str]:
     return out
 
 
-def assign_keys(papers: Sequence[Paper]) -> list[Paper]:
+def assign_keys(papers: Sequence[Paper], taken: Iterable[str] = ()) -> list[Paper]:
     """Fill in unique citation keys, independent of the order the papers were read in.
 
     Keys are made unique over the papers sorted by id, so the same set of papers always gets
@@ -258,6 +259,7 @@ def assign_keys(papers: Sequence[Paper]) -> list[Paper]:
 
     Args:
         papers: papers, whose existing `citation_key` is replaced.
+        taken: keys already in use, which none of the new keys may equal.
 
     Returns:
         The papers in their input order, each with its key set.
@@ -265,7 +267,8 @@ def assign_keys(papers: Sequence[Paper]) -> list[Paper]:
     order = sorted(range(len(papers)), key=lambda i: papers[i].id)
     raw = [
         citation_key(papers[i].authors, papers[i].year, papers[i].title, papers[i].abstract)
+        or "anon"
         for i in order
     ]
-    keys = dict(zip(order, unique_keys(raw), strict=True))
+    keys = dict(zip(order, unique_keys(raw, taken), strict=True))
     return [paper.with_(citation_key=keys[i]) for i, paper in enumerate(papers)]

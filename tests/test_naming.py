@@ -148,3 +148,7 @@ def test_seed_keys_are_unique_ascii_and_stable() -> None:
     by_author = {p.authors[0]: p.citation_key for p in first}
     assert by_author["Wei Ju"] == "ju_icgnn"
     assert by_author["Oğuz Yüksel"] == "yuksel"
+
+
+def test_unique_keys_avoid_keys_already_in_the_index() -> None:
+    assert unique_keys(["li", "wang"], taken=["li", "lib"]) == ["lic", "wang"]
