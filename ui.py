@@ -405,7 +405,10 @@ def main(settings: Settings | None = None) -> None:
     """
     settings = settings or load_settings()
     options = launch_options(settings)  # fail on bad auth before loading anything
-    build_app(settings).launch(**options)
+    app = build_app(settings)
+    # quiet: Gradio's banner suggests share=True, which this offline app never uses.
+    print(f"Serving the chat on http://{settings.host}:{settings.port} (Ctrl+C to stop)")
+    app.launch(quiet=True, **options)
 
 
 CSS = """

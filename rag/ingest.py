@@ -22,6 +22,8 @@ PAPERS_PER_BATCH = 256  # each batch is committed before the next: a killed inge
 def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
     from tqdm import tqdm
 
+    if not papers:
+        return
     with tqdm(total=len(papers), unit="paper", desc="embedding", disable=not progress) as bar:
         for start in range(0, len(papers), PAPERS_PER_BATCH):
             batch = papers[start : start + PAPERS_PER_BATCH]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from rag.index import Index
 from rag.ingest import ingest, remove
 from tests.fake_embedding import FakeEmbedding
@@ -81,3 +83,15 @@ def test_remove_takes_paper_out_of_chroma_and_bm25(fake_index: Index, seeds_copy
     # a fresh process sees the same: the persisted BM25 index agrees with Chroma
     reopened = Index(fake_index.settings, FakeEmbedding())
     assert set(reopened.bm25().ids) == set(reopened.papers) and len(reopened.papers) == 39
+
+
+def test_second_writer_gets_a_clear_busy_error(fake_index: Index, seeds_copy: Path) -> None:
+    from filelock import FileLock
+
+    from rag.errors import IndexBusyError
+
+    held = FileLock(str(fake_index.dir / ".write.lock"))  # another process's ingest, in effect
+    with held, pytest.raises(IndexBusyError, match="being written by another process"):
+        ingest([seeds_copy], fake_index)
+    assert fake_index.store.count() == 0
+    assert ingest([seeds_copy], fake_index).added == 40  # free again once the writer is done
