@@ -4,6 +4,8 @@
     >>> rag.ingest(["seeds/"])
     >>> hits = rag.search("noisy labels on graphs")
     >>> answer = rag.ask("Which papers deal with noisy labels on graphs?")
+    >>> support = rag.cite("Label noise on graphs can be detected from the graph structure.")
+    >>> bib = rag.export([s.paper for s in support.supports], "bibtex")
 
 Heavy libraries load on first use, so importing `rag` is cheap.
 """
@@ -21,11 +23,18 @@ __all__ = [
     "Settings",
     "ask",
     "ask_stream",
+    "cite",
+    "cite_draft",
+    "export",
+    "get_paper",
     "ingest",
     "list_papers",
     "load_settings",
     "open_index",
+    "remove",
     "search",
+    "similar",
+    "stats",
 ]
 
 _WHERE = {

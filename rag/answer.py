@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rag import prompts
 from rag.backends.base import Backend, Prompt
-from rag.citations import CheckedSentence, CitationChecker
+from rag.citations import CheckedSentence, CitationChecker, PromptLeakDetector
+from rag.condense import Condensed, condense
 from rag.errors import BackendError
 from rag.evidence import Evidence, select_evidence
 from rag.index import Index
-from rag.records import Hit
+from rag.records import Hit, Paper
 from rag.retrieve import Filters, search
 from rag.settings import Settings
 from rag.text import split_sentences
@@ -52,10 +53,12 @@ class Answer:
     backend: str
     notice: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    standalone: str | None = None  # the follow-up rewritten into a standalone question
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
+            "standalone_question": self.standalone,
             "answer": self.answer,
             "citations": [c.to_dict() for c in self.citations],
             "sentences": list(self.sentences),
@@ -86,12 +89,17 @@ class _Renderer:
             "support": round(checked.support, 4),
             "supported": checked.supported,
             "attributed": checked.attributed,
+            "reason": checked.reason,
             "citations": [],
         }
+        if checked.foreign:
+            record["foreign"] = list(checked.foreign)
         if not checked.supported:
-            record["shown"] = self.mode == "flag"
+            # A copy of our instructions is never shown, not even flagged.
+            flagged = self.mode == "flag" and checked.reason != "prompt_leak"
+            record["shown"] = flagged
             self.sentences.append(record)
-            if self.mode != "flag":
+            if not flagged:
                 return None
             shown = f"{checked.text} [unsupported]"
         else:
@@ -147,17 +155,20 @@ def answer_stream(
     filters: Filters | None = None,
     top_k: int | None = None,
     retriever: str | None = None,
+    history: Sequence[Any] | None = None,
 ) -> Iterator[str | Answer]:
     """Yield the answer's shown text piece by piece, then the final `Answer`.
 
     Args:
         index: the open index.
-        question: a standalone question.
+        question: the question; with `history`, possibly a follow-up.
         settings: thresholds, evidence size, generation limits.
         backend: the LLM; None for the extractive answer.
         filters: restrictions on the papers used.
         top_k: papers to use (default settings.top_k).
         retriever: hybrid, dense or bm25 (default settings.retriever).
+        history: the chat so far: (question, Answer) pairs, `condense.Turn`s or chat
+            messages ({"role", "content"}); a follow-up is rewritten before retrieval.
 
     Raises:
         FilterMatchesNothingError: the filter matches no paper.
@@ -165,23 +176,47 @@ def answer_stream(
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     k = top_k or settings.top_k
-    hits = search(index, question, k=k, retriever=retriever or settings.retriever, filters=filters)
-    timings["retrieve_s"] = time.perf_counter() - t0
     name = backend.name if backend else "extractive"
-    best = max((h.relevance for h in hits), default=0.0)
-    floor = max(settings.min_relevance, best * settings.relative_relevance)
-    relevant = [h for h in hits if h.relevance >= floor]
-    if not relevant:
+    condensed = Condensed(question, question)
+    if history:
+        condensed = condense(
+            question,
+            history,
+            backend=backend if settings.follow_up == "llm" else None,
+            resolve=lambda text: _source_of(index, text),
+        )
+        timings["condense_s"] = time.perf_counter() - t0
+    standalone = condensed.question if condensed.question != question else None
+    query = condensed.question
+    hits = search(index, query, k=k, retriever=retriever or settings.retriever, filters=filters)
+    timings["retrieve_s"] = time.perf_counter() - t0
+    if condensed.papers:
+        # The follow-up names its papers: answer from them, whatever else matches the words.
+        relevant = _focus_hits(index, query, condensed.papers, hits)
+    else:
+        best = max((h.relevance for h in hits), default=0.0)
+        floor = max(settings.min_relevance, best * settings.relative_relevance)
+        relevant = [h for h in hits if h.relevance >= floor]
+    evidence = select_evidence(index.embedder, query, relevant, settings.evidence_sentences)
+    if not evidence:
         yield prompts.ABSTAIN
         timings["total_s"] = time.perf_counter() - t0
-        yield Answer(question, prompts.ABSTAIN, (), (), True, tuple(hits), name, None, timings)
+        yield Answer(
+            question, prompts.ABSTAIN, (), (), True, tuple(hits), name, None, timings, standalone
+        )
         return
 
-    evidence = select_evidence(index.embedder, question, relevant, settings.evidence_sentences)
-    checker = CitationChecker(index.embedder, evidence, settings.support_threshold)
+    leak = PromptLeakDetector(prompts.SYSTEM, prompts.CONDENSE_SYSTEM, names=prompts.EXAMPLE_NAMES)
+    checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak)
     render = _Renderer(evidence, settings.unsupported)
     timings["evidence_s"] = time.perf_counter() - t0
     notice = None
+
+    labels = _label_prefix(evidence)
+
+    def check(sentence: str) -> CheckedSentence:
+        # Tiny models copy the source line's "Label:" prefix; the claim is what follows it.
+        return checker.check(labels.sub("", sentence, count=1))
 
     def show(checked: CheckedSentence) -> Iterator[str]:
         piece = render.add(checked)
@@ -190,7 +225,7 @@ def answer_stream(
             yield piece
 
     if backend is not None:
-        prompt = build_prompt(question, evidence)
+        prompt = build_prompt(query, evidence)
         buffer = ""
         try:
             for token in backend.generate(
@@ -199,13 +234,14 @@ def answer_stream(
                 max_tokens=settings.max_tokens,
                 temperature=settings.temperature,
             ):
+                timings.setdefault("first_token_s", time.perf_counter() - t0)
                 buffer += token
                 done, buffer = _complete_sentences(buffer, final=False)
                 for sentence in done:
-                    yield from show(checker.check(sentence))
+                    yield from show(check(sentence))
             done, _ = _complete_sentences(buffer, final=True)
             for sentence in done:
-                yield from show(checker.check(sentence))
+                yield from show(check(sentence))
         except BackendError as exc:
             notice = f"{exc} Showing an extractive answer instead."
         if render.supported == 0 and notice is None:
@@ -225,16 +261,54 @@ def answer_stream(
         name,
         notice,
         timings,
+        standalone,
     )
 
 
+def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:
+    """Return a pattern for a sentence that starts like a source line: "[1] Ju et al.: "."""
+    labels = sorted({ev.hit.paper.label for ev in evidence if ev.hit.paper.label}, key=len)
+    names = "|".join(re.escape(label) for label in reversed(labels))
+    name = rf"(?:{names}|source\s*\d+)" if names else r"source\s*\d+"
+    return re.compile(rf"^\s*(?:\[\d+\]\s*)?{name}\s*:\s*", re.IGNORECASE)
+
+
+def _source_of(index: Index, text: str) -> Paper | None:
+    """Return the paper an earlier answer sentence came from (its closest passage's paper)."""
+    hits = search(index, text, k=1, retriever="dense")
+    return hits[0].paper if hits else None
+
+
+def _focus_hits(index: Index, query: str, papers: Sequence[Paper], hits: list[Hit]) -> list[Hit]:
+    """Return hits for exactly `papers`, in their order, reusing the search's where it has them."""
+    found = {h.paper.id: h for h in hits}
+    missing = [p.id for p in papers if p.id not in found and p.id in index.papers]
+    if missing:
+        vector = index.embedder.embed([query])[0]
+        best: dict[str, tuple[float, str]] = {}
+        for match in index.store.query(vector, 10 * len(missing), missing):
+            if match.paper_id not in best or match.similarity > best[match.paper_id][0]:
+                best[match.paper_id] = (match.similarity, match.text)
+        for pid in missing:
+            relevance, snippet = best.get(pid, (0.0, index.papers[pid].abstract))
+            found[pid] = Hit(index.papers[pid], 0, 0.0, snippet[:320], relevance)
+    ordered = [found[p.id] for p in papers if p.id in found]
+    return [
+        Hit(h.paper, rank, h.score, h.snippet, h.relevance) for rank, h in enumerate(ordered, 1)
+    ]
+
+
 def build_prompt(question: str, evidence: list[Evidence]) -> Prompt:
-    """Return the prompt: numbered evidence sentences, then the question."""
+    """Return the prompt: rules, a worked example, then the question and numbered evidence."""
     sources = "\n".join(
         prompts.SOURCE.format(n=ev.n, label=ev.hit.paper.label or ev.hit.paper.id, evidence=ev.text)
         for ev in evidence
     )
-    return Prompt(prompts.SYSTEM, prompts.USER.format(sources=sources, question=question))
+    return Prompt(
+        prompts.SYSTEM,
+        prompts.USER.format(question=question, sources=sources),
+        ((prompts.EXAMPLE_USER, prompts.EXAMPLE_ASSISTANT),),
+    )
 
 
 def answer(index: Index, question: str, **kwargs: Any) -> Answer:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rag.answer import Answer, answer_stream
 from rag.backends.base import Backend, get_backend
@@ -14,6 +15,9 @@ from rag.records import Hit, IngestReport, Paper
 from rag.retrieve import Filters
 from rag.retrieve import search as _search
 from rag.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from rag.claims import CitedDraft, ClaimSupport
 
 _OPEN: dict[tuple[str, ...], Index] = {}
 _BACKENDS: dict[tuple[str, ...], Backend] = {}
@@ -99,10 +103,13 @@ def ask_stream(
     filters: Filters | None = None,
     top_k: int | None = None,
     retriever: str | None = None,
+    history: Sequence[Any] | None = None,
 ) -> Iterator[str | Answer]:
     """Yield the checked answer text piece by piece, then the `Answer`.
 
     `backend` is a Backend, a backend name, None (extractive), or "default" (from settings).
+    `history` is the conversation so far ((question, Answer) pairs or chat messages): a
+    follow-up question is rewritten into a standalone one before retrieval.
     """
     index = index or open_index(settings)
     settings = settings or index.settings
@@ -116,6 +123,7 @@ def ask_stream(
         filters=filters,
         top_k=top_k,
         retriever=retriever,
+        history=history,
     )
 
 
@@ -131,3 +139,86 @@ def list_papers(*, settings: Settings | None = None, index: Index | None = None)
     """Return every paper in the index, ordered by citation key."""
     index = index or open_index(settings)
     return sorted(index.papers.values(), key=lambda p: (p.citation_key, p.id))
+
+
+def cite(
+    claim: str,
+    *,
+    settings: Settings | None = None,
+    index: Index | None = None,
+    k: int = 5,
+    filters: Filters | None = None,
+) -> ClaimSupport:
+    """Return the papers that support `claim`, each with its matching sentence and score."""
+    from rag.claims import cite as _cite
+
+    return _cite(index or open_index(settings), claim, k=k, filters=filters)
+
+
+def cite_draft(
+    draft: str,
+    *,
+    settings: Settings | None = None,
+    index: Index | None = None,
+    style: str = "latex",
+    filters: Filters | None = None,
+) -> CitedDraft:
+    """Suggest citations for each sentence of `draft` and insert `\\cite{}` or `[@key]`."""
+    from rag.claims import cite_draft as _cite_draft
+
+    return _cite_draft(index or open_index(settings), draft, style=style, filters=filters)
+
+
+def get_paper(
+    key_or_id: str, *, settings: Settings | None = None, index: Index | None = None
+) -> Paper:
+    """Return the paper with this citation key or id (PaperNotFoundError otherwise)."""
+    from rag.claims import find_paper
+
+    return find_paper(index or open_index(settings), key_or_id)
+
+
+def similar(
+    key_or_id: str, *, settings: Settings | None = None, index: Index | None = None, k: int = 5
+) -> list[Hit]:
+    """Return the papers most like the one with this key or id ("more like this")."""
+    from rag.claims import find_paper
+    from rag.similar import similar as _similar
+
+    index = index or open_index(settings)
+    return _similar(index, find_paper(index, key_or_id), k=k)
+
+
+def export(papers: Sequence[Paper], fmt: str) -> str:
+    """Return a reference list: fmt is bibtex, ris, csljson or markdown."""
+    from rag.export import render
+
+    return render(papers, fmt)
+
+
+def remove(
+    keys_or_ids: Sequence[str], *, settings: Settings | None = None, index: Index | None = None
+) -> list[Paper]:
+    """Remove papers by citation key or id from Chroma and BM25 both; return them.
+
+    Raises:
+        PaperNotFoundError: a key or id is not in the index (then nothing is removed).
+    """
+    from rag.claims import find_paper
+    from rag.ingest import remove as _remove
+
+    index = index or open_index(settings)
+    papers = [find_paper(index, k) for k in keys_or_ids]
+    _remove(index, [p.id for p in papers])
+    return papers
+
+
+def stats(*, settings: Settings | None = None, index: Index | None = None) -> dict[str, int]:
+    """Return counts for the index: papers, passages (chunks) and research areas."""
+    index = index or open_index(settings)
+    papers = index.papers.values()
+    return {
+        "papers": len(papers),
+        "chunks": index.store.chunk_count(),
+        "areas": len({p.area for p in papers if p.area}),
+    }

@@ -47,8 +47,10 @@ class Settings(BaseSettings):
     retriever: Retriever = Field("hybrid", description="hybrid, dense or bm25.")
     top_k: int = Field(5, ge=1, le=100, description="Papers to retrieve for an answer.")
     min_relevance: float = Field(
-        0.3,
-        description="Cosine similarity of the best passage below which `ask` abstains.",
+        0.4,
+        description="Cosine similarity of the best passage below which `ask` abstains "
+        "(calibrated by bench/calibrate.py: every seed question answered, 97% of off-topic "
+        "ones abstained).",
     )
 
     relative_relevance: float = Field(
@@ -69,7 +71,16 @@ class Settings(BaseSettings):
         "drop", description="What to do with an answer sentence its citations do not support."
     )
     support_threshold: float = Field(
-        0.5, description="Least support score a cited sentence needs to be shown."
+        0.7,
+        ge=0.0,
+        le=1.0,
+        description="Least support score (semantic x coverage, 0 for a foreign number or name) "
+        "a cited sentence needs to be shown; calibrated by bench/calibrate.py.",
+    )
+    follow_up: Literal["rule", "llm"] = Field(
+        "rule",
+        description="How a follow-up question is made standalone: rule (deterministic) or llm "
+        "(the answer backend rewrites it; a guard falls back to the rule).",
     )
     local_model_path: Path | None = Field(
         None, description="GGUF file for the local backend (default: bundled SmolLM2-135M)."

@@ -117,6 +117,9 @@ class ChromaStore:
     def count(self) -> int:
         return int(self.papers.count())
 
+    def chunk_count(self) -> int:
+        return int(self.chunks.count())
+
     def iter_papers(self, include_embeddings: bool = False) -> Iterator[tuple[Paper, Any]]:
         """Yield every paper record (and its paper-level embedding when asked)."""
         include = ["metadatas", "embeddings"] if include_embeddings else ["metadatas"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from rag.errors import BackendError
 from rag.index import Index
 from rag.ingest import ingest
 from rag.settings import Settings
+from tests.conftest import ROOT
 from tests.fakes import FakeLLM
 
 QUESTION = "Which papers deal with noisy labels on graphs?"
@@ -143,12 +145,123 @@ def test_extractive_backend_cites_the_right_paper(seeded: Index, fake_settings: 
     assert result.citations[0].evidence.rstrip(".") + " [1]." in result.answer
 
 
+def test_prompt_puts_the_question_first_after_a_worked_example(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + " [{Ju}].")
+    run(seeded, fake_settings, llm)
+    prompt = llm.history[0]
+    assert prompt.system == prompts.SYSTEM
+    assert prompt.examples == ((prompts.EXAMPLE_USER, prompts.EXAMPLE_ASSISTANT),)
+    assert prompt.user.startswith(f"Question: {QUESTION}\nSources:\n[1] Ju et al.")
+    roles = [m["role"] for m in prompt.messages()]
+    assert roles == ["system", "user", "assistant", "user"]
+
+
+def test_copied_instructions_and_example_are_never_shown(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(f"{prompts.SYSTEM} {prompts.EXAMPLE_ASSISTANT} {ICGNN_SENTENCE} [{{Ju}}].")
+    result = run(seeded, fake_settings.model_copy(update={"unsupported": "flag"}), llm)
+    assert result.answer == ICGNN_SENTENCE + " [1]."
+    reasons = [s["reason"] for s in result.sentences]
+    assert reasons.count("prompt_leak") >= 3 and reasons[-1] == "supported"
+    assert "ChirpNet" not in result.answer
+
+
+def test_source_label_copied_by_the_model_is_not_shown(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(f"[1] Ju et al. — ICGNN: {ICGNN_SENTENCE}.")
+    result = run(seeded, fake_settings, llm)
+    assert result.answer == ICGNN_SENTENCE + " [1]."
+
+
+def test_each_sentence_reports_support_and_why(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(
+        f"{ICGNN_SENTENCE} [{{Ju}}]. ICGNN improves accuracy by 47% on noisy labels [{{Ju}}]."
+    )
+    data = run(seeded, fake_settings, llm).to_dict()
+    first, second = data["sentences"]
+    assert first["reason"] == "supported" and first["citations"] == [1] and first["support"] > 0.4
+    assert second["reason"] in ("foreign_fact", "unsupported") and not second["shown"]
+    assert "47" in second.get("foreign", []) or second["support"] < 0.4
+    assert data["standalone_question"] is None
+    assert data["timings"]["first_token_s"] <= data["timings"]["first_sentence_s"]
+
+
 @pytest.mark.parametrize(
     ("template", "fields"),
-    [(prompts.SOURCE, {"n", "label", "evidence"}), (prompts.USER, {"sources", "question"})],
+    [
+        (prompts.SOURCE, {"n", "label", "evidence"}),
+        (prompts.USER, {"sources", "question"}),
+        (prompts.CONDENSE_USER, {"previous", "papers", "question"}),
+        (prompts.CONDENSE_PAPER, {"n", "name"}),
+        (prompts.SYSTEM, set()),
+        (prompts.EXAMPLE_USER, set()),
+        (prompts.CONDENSE_SYSTEM, set()),
+    ],
 )
 def test_prompt_placeholders(template: str, fields: set[str]) -> None:
     found = set(re.findall(r"{(\w+)}", template))
     assert found == fields
     formatter: Callable[..., str] = template.format
     assert formatter(**{f: "x" for f in fields})
+
+
+# -- with the real models
+
+
+def _jsonl(name: str) -> list[dict[str, str]]:
+    path = ROOT / "bench" / "data" / name
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.slow
+def test_no_abstention_on_the_seed_questions(real_seed_index: Index) -> None:
+    settings = real_seed_index.settings
+    missed = []
+    for q in _jsonl("seed_questions.jsonl"):
+        result = answer(real_seed_index, q["question"], settings=settings, backend=None)
+        if result.abstained or q["key"] not in [c.hit.paper.citation_key for c in result.citations]:
+            missed.append(q["key"])
+    assert missed == []
+
+
+@pytest.mark.slow
+def test_abstention_on_off_topic_questions(real_seed_index: Index) -> None:
+    settings = real_seed_index.settings
+    answered = {q["kind"]: [] for q in _jsonl("offtopic_questions.jsonl")}  # type: dict[str, list[str]]
+    for q in _jsonl("offtopic_questions.jsonl"):
+        result = answer(real_seed_index, q["question"], settings=settings, backend=None)
+        if not result.abstained:
+            answered[q["kind"]].append(q["question"])
+        else:
+            assert result.citations == () and result.nearest
+    # Everything far from machine learning abstains; of the near misses, most do.
+    assert [q for kind, qs in answered.items() if kind != "near-miss ML" for q in qs] == []
+    assert len(answered["near-miss ML"]) <= 3, answered["near-miss ML"]
+
+
+@pytest.mark.slow
+def test_real_smollm2_answer_only_shows_supported_cited_sentences(real_seed_index: Index) -> None:
+    from rag.backends.local import LocalBackend
+
+    settings = real_seed_index.settings.model_copy(update={"temperature": 0.0, "max_tokens": 96})
+    result = answer(
+        real_seed_index,
+        "How can node classifiers cope with wrong annotations in graph data?",
+        settings=settings,
+        backend=LocalBackend(settings),
+    )
+    assert not result.abstained and result.backend == "local"
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+    shown = [s for s in result.sentences if s["shown"]]
+    assert shown and all(s["support"] >= settings.support_threshold for s in shown)
+    numbers = {int(n) for n in re.findall(r"\[(\d+)\]", result.answer)}
+    assert numbers == {c.n for c in result.citations}
+    assert prompts.SYSTEM[:30] not in result.answer

@@ -17,6 +17,7 @@ from rag.backends.base import Prompt, get_backend
 from rag.backends.local import LocalBackend
 from rag.backends.openai_compat import OpenAIBackend
 from rag.errors import BackendError, ConfigError
+from rag.index import Index
 from rag.settings import Settings
 from tests.fakes import FakeLLM
 from tests.openai_server import FakeOpenAIServer
@@ -91,6 +92,18 @@ def test_request_carries_model_messages_options_and_key(
         "temperature": 0.3,
         "stream": stream,
     }
+
+
+def test_worked_examples_are_sent_as_earlier_chat_turns(openai_server: FakeOpenAIServer) -> None:
+    prompt = Prompt("Rules.", "Question: q?", (("Question: example?", "Example answer [1]."),))
+    backend = OpenAIBackend(api_settings(openai_server.base_url))
+    "".join(backend.generate(prompt))
+    assert openai_server.requests[0].body["messages"] == [
+        {"role": "system", "content": "Rules."},
+        {"role": "user", "content": "Question: example?"},
+        {"role": "assistant", "content": "Example answer [1]."},
+        {"role": "user", "content": "Question: q?"},
+    ]
 
 
 def test_local_server_needs_no_key(openai_server: FakeOpenAIServer) -> None:
@@ -233,3 +246,38 @@ def test_bundled_smollm2_serves_two_threads_at_once() -> None:
         thread.join(timeout=60)
     assert len(answers) == 2
     assert all(answer.strip() for answer in answers)
+
+
+# -- end to end: a checked answer streamed over HTTP
+
+
+def test_answer_over_http_shows_only_checked_sentences(
+    openai_server: FakeOpenAIServer, fake_index: Index, seeds_copy: Path
+) -> None:
+    from rag.answer import answer
+    from rag.ingest import ingest
+
+    ingest([seeds_copy], fake_index)
+    sentence = (
+        "ICGNN harnesses the structure information of the graph to effectively alleviate the "
+        "challenges posed by noisy labels"
+    )
+    openai_server.reply = f"{sentence} [1]. Bananas cure noisy graphs in 99% of cases [1]."
+    settings = api_settings(openai_server.base_url).model_copy(update={"min_relevance": 0.1})
+    backend = get_backend("openai", settings)
+    result = answer(
+        fake_index, "Which papers deal with noisy labels on graphs?", settings=settings,
+        backend=backend,
+    )  # fmt: skip
+    assert result.backend == "openai" and result.notice is None
+    assert result.answer == sentence + " [1]."
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+    assert openai_server.requests[0].body["stream"] is True
+
+    openai_server.error_status = 500
+    result = answer(
+        fake_index, "Which papers deal with noisy labels on graphs?", settings=settings,
+        backend=backend,
+    )  # fmt: skip
+    assert result.notice is not None and "HTTP 500" in result.notice
+    assert "[1]" in result.answer and result.citations

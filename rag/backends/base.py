@@ -14,16 +14,22 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Prompt:
-    """A chat prompt: the system instructions and the user turn (evidence + question)."""
+    """A chat prompt: the system instructions, worked examples, and the user turn.
+
+    `examples` are (user, assistant) pairs sent as earlier turns of the chat, before `user`.
+    """
 
     system: str
     user: str
+    examples: tuple[tuple[str, str], ...] = ()
 
     def messages(self) -> list[dict[str, str]]:
-        return [
-            {"role": "system", "content": self.system},
-            {"role": "user", "content": self.user},
-        ]
+        turns = [{"role": "system", "content": self.system}]
+        for asked, answered in self.examples:
+            turns.append({"role": "user", "content": asked})
+            turns.append({"role": "assistant", "content": answered})
+        turns.append({"role": "user", "content": self.user})
+        return turns
 
 
 class Backend(Protocol):

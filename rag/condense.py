@@ -1,0 +1,276 @@
+"""Follow-up questions: turn (chat history, question) into a standalone question.
+
+"What dataset did the second one use?" after an answer citing two papers means the paper cited
+as [2]. The rule, which needs no model: an ordinal or a numbered reference ("the second one",
+"paper 2", "[2]") names the paper cited at that position in the previous answer; "it", "that
+paper" or "this method" in a short question names its first paper, "they"/"those" all of
+them; any other short question is read as a continuation of the previous one. The referred
+papers come back as `papers`, so the answer is built from them. With an LLM, it rewrites the
+question (prompts.CONDENSE_*); its rewrite is used only when it is short, single-line and keeps
+the names and content words the rule found, else the rule's rewrite stands.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rag import prompts
+from rag.backends.base import Backend, Prompt
+from rag.citations import content_stems, strip_markers
+from rag.errors import BackendError
+from rag.naming import method_name
+from rag.records import Paper
+from rag.text import split_sentences
+
+log = logging.getLogger(__name__)
+
+_ORDINALS = {
+    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+    "fifth": 5, "5th": 5, "former": 1,
+}  # fmt: skip
+_NOUN = r"(?:one|paper|papers|method|approach|work|study|model|framework|source|reference|article)"
+_ORD = rf"(?:{'|'.join(_ORDINALS)}|last|latter)"
+# "the second one/paper/method", or a bare "the second" that ends the phrase ("did the second
+# use?"), but not "the first stage".
+_ORDINAL_REF = re.compile(
+    rf"\b(?:the\s+)?(?P<a>{_ORD})\s+{_NOUN}\b"
+    rf"|\bthe\s+(?P<b>{_ORD})\b(?=\s*(?:[?.,;!]|$|\s+(?:did|does|do|is|was|has|had|uses?|used|"
+    r"propose[sd]?|shows?|reports?|finds?|found|says?|means?|claims?|achieves?|evaluates?)\b))",
+    re.IGNORECASE,
+)
+_NUMBER_REF = re.compile(
+    rf"(?:\b(?:the\s+)?{_NOUN}\s*(?:number\s*|no\.?\s*)?\[?(?P<a>\d)\]?(?!\d)|\[(?P<b>\d)\])",
+    re.IGNORECASE,
+)
+_SINGULAR_REF = re.compile(
+    rf"\b(?:(?:this|that|the)\s+{_NOUN}|it|its|itself)\b(?!\s*\[)", re.IGNORECASE
+)
+_PLURAL_REF = re.compile(
+    rf"\b(?:they|them|their|theirs|these|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b",
+    re.IGNORECASE,
+)
+_SHORT = 4  # content words: a question with this many or fewer leans on the previous one
+_MAX_LLM_WORDS = 40
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier exchange: the question, the answer text, and the papers it cited.
+
+    The paper cited as `[n]` in `answer` is `cited[n - 1]`; `cited` is empty when only the
+    text is known (chat messages), and the papers are then looked up by their sentences.
+    """
+
+    question: str
+    answer: str = ""
+    cited: tuple[Paper, ...] = ()
+
+
+@dataclass(frozen=True)
+class Condensed:
+    """A standalone question and what it was made from."""
+
+    question: str  # standalone
+    original: str
+    method: str = "as-is"  # "as-is", "rule" or "llm"
+    papers: tuple[Paper, ...] = ()  # the papers the follow-up refers to, if any
+
+
+Resolver = Callable[[str], "Paper | None"]
+
+
+def _plain(content: Any) -> str:
+    """Return the text of a chat message's content (Gradio gives a string or parts)."""
+    if isinstance(content, list):
+        content = " ".join(
+            str(p.get("text", "")) if isinstance(p, Mapping) else str(p) for p in content
+        )
+    text = str(content or "")
+    text = text.split("\n\n*", 1)[0]  # a notice appended in italics after the answer
+    text = re.sub(r"<[^>]+>", "", text)
+    text = re.sub(r"\\(.)", r"\1", text)  # Markdown escapes
+    text = html.unescape(text)
+    return " ".join(text.split())
+
+
+def to_turns(history: Sequence[Any] | None) -> list[Turn]:
+    """Return the earlier exchanges from any history form we accept.
+
+    Args:
+        history: `Turn`s; (question, Answer) pairs; or chat messages
+            ({"role": "user"|"assistant", "content": ...}) as the UI keeps them.
+
+    Returns:
+        The turns, oldest first.
+    """
+    turns: list[Turn] = []
+    pending: str | None = None
+    for item in history or []:
+        if isinstance(item, Turn):
+            turns.append(item)
+        elif isinstance(item, Mapping):
+            role, text = item.get("role"), _plain(item.get("content"))
+            if role == "user":
+                if pending is not None:
+                    turns.append(Turn(pending))
+                pending = text
+            elif role == "assistant" and pending is not None:
+                turns.append(Turn(pending, text))
+                pending = None
+        elif isinstance(item, Sequence) and not isinstance(item, str) and len(item) == 2:
+            question, answer = item
+            citations = getattr(answer, "citations", ())
+            text = getattr(answer, "answer", answer if isinstance(answer, str) else "")
+            ordered = sorted(citations, key=lambda c: c.n)
+            # `cited[n-1]` must be paper [n]; numbering is 1..k by construction.
+            asked = getattr(answer, "standalone", None) or str(question)
+            turns.append(Turn(asked, str(text), tuple(c.hit.paper for c in ordered)))
+    if pending is not None:
+        turns.append(Turn(pending))
+    return turns
+
+
+def paper_name(paper: Paper) -> str:
+    """Return a short name for a paper: its method name, title or label."""
+    return method_name(paper.abstract) or paper.title or paper.label or paper.citation_key
+
+
+def _cited(turn: Turn, n: int, resolve: Resolver | None) -> Paper | None:
+    """Return the paper cited as [n] in `turn`'s answer."""
+    if 1 <= n <= len(turn.cited):
+        return turn.cited[n - 1]
+    if turn.cited or resolve is None:
+        return None
+    for sentence in split_sentences(turn.answer):
+        text, numbers = strip_markers(sentence)
+        if n in numbers and text:
+            return resolve(text)
+    return None
+
+
+def _cited_numbers(turn: Turn) -> list[int]:
+    if turn.cited:
+        return list(range(1, len(turn.cited) + 1))
+    return sorted({int(n) for n in re.findall(r"\[(\d+)\]", turn.answer)})
+
+
+def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) -> str:
+    names = " and ".join(paper_name(p) for p in papers)
+    return question[: span[0]] + names + question[span[1] :]
+
+
+def rule_rewrite(
+    question: str, turns: Sequence[Turn], resolve: Resolver | None = None
+) -> Condensed:
+    """Rewrite a follow-up with the deterministic rule (see the module docstring)."""
+    question = question.strip()
+    last = next((t for t in reversed(turns) if t.answer), None)
+    if last is None:
+        return Condensed(question, question)
+    numbers = _cited_numbers(last)
+    short = len(content_stems(question)) <= _SHORT
+
+    match = _ORDINAL_REF.search(question)
+    number_match = _NUMBER_REF.search(question)
+    n = None
+    if match and numbers:
+        word = (match.group("a") or match.group("b")).lower()
+        n = numbers[-1] if word in ("last", "latter") else _ORDINALS[word]
+    elif number_match:
+        n = int(number_match.group("a") or number_match.group("b"))
+        match = number_match
+    if n is not None and match is not None:
+        paper = _cited(last, n, resolve)
+        if paper is not None:
+            text = _with_name(question, match.span(), [paper])
+            return Condensed(text, question, "rule", (paper,))
+
+    plural = _PLURAL_REF.search(question)
+    singular = _SINGULAR_REF.search(question)
+    if (plural or singular) and short:
+        wanted = numbers if plural else numbers[:1]
+        papers = [p for p in (_cited(last, k, resolve) for k in wanted) if p is not None]
+        papers = list({p.id: p for p in papers}.values())
+        if papers:
+            found = plural or singular
+            assert found is not None
+            return Condensed(
+                _with_name(question, found.span(), papers), question, "rule", tuple(papers)
+            )
+    if short:
+        return Condensed(f"{last.question.rstrip(' ?.')}: {question}", question, "rule")
+    return Condensed(question, question)
+
+
+def _llm_prompt(question: str, last: Turn, named: dict[int, Paper]) -> Prompt:
+    papers = "\n".join(
+        prompts.CONDENSE_PAPER.format(n=n, name=paper_name(p)) for n, p in sorted(named.items())
+    )
+    user = prompts.CONDENSE_USER.format(previous=last.question, papers=papers, question=question)
+    return Prompt(prompts.CONDENSE_SYSTEM, user)
+
+
+def _acceptable(rewrite: str, rule: Condensed) -> bool:
+    """The guard on an LLM rewrite: one short line that keeps the names and key words."""
+    if not rewrite or "\n" in rewrite or "[" in rewrite:
+        return False
+    if len(rewrite.split()) > _MAX_LLM_WORDS or len(rewrite) > 3 * max(len(rule.question), 60):
+        return False
+    low = rewrite.lower()
+    if any(paper_name(p).lower() not in low for p in rule.papers):
+        return False
+    names = {s for p in rule.papers for s in content_stems(paper_name(p))}
+    wanted = set(content_stems(rule.question)) - names
+    got = set(content_stems(rewrite))
+    return not wanted or len(wanted & got) >= (len(wanted) + 1) // 2
+
+
+def condense(
+    question: str,
+    history: Sequence[Any] | None,
+    *,
+    backend: Backend | None = None,
+    resolve: Resolver | None = None,
+    max_tokens: int = 64,
+) -> Condensed:
+    """Return `question` as a standalone question, given the chat so far.
+
+    Args:
+        question: the new question, perhaps a follow-up.
+        history: earlier exchanges, in any form `to_turns` reads.
+        backend: an LLM to rewrite with (None: the rule only).
+        resolve: finds the paper an answer sentence came from, when the history holds only
+            text (chat messages).
+        max_tokens: most tokens the LLM may write.
+
+    Returns:
+        The standalone question, how it was made, and the papers it refers to.
+    """
+    turns = to_turns(history)
+    rule = rule_rewrite(question, turns, resolve)
+    if backend is None or rule.method == "as-is":
+        return rule
+    last = next(t for t in reversed(turns) if t.answer)
+    named = {n: p for n in _cited_numbers(last) if (p := _cited(last, n, resolve)) is not None}
+    try:
+        text = "".join(
+            backend.generate(
+                _llm_prompt(question, last, named),
+                stream=False,
+                max_tokens=max_tokens,
+                temperature=0.0,
+            )
+        )
+    except BackendError as exc:
+        log.info("condensing with the LLM failed (%s); using the rule", exc)
+        return rule
+    rewrite = text.strip().strip('"').strip()
+    if _acceptable(rewrite, rule):
+        return Condensed(rewrite, question, "llm", rule.papers)
+    log.debug("LLM rewrite %r rejected by the guard; using %r", rewrite, rule.question)
+    return rule

@@ -1,0 +1,162 @@
+"""Follow-up questions: rewritten into standalone ones, answered from the paper they mean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import ui
+from rag.answer import Answer, answer
+from rag.condense import Turn, condense, paper_name, rule_rewrite, to_turns
+from rag.index import Index
+from rag.ingest import ingest
+from rag.records import Paper
+from rag.settings import Settings
+from tests.fakes import FakeLLM
+
+BROAD = "graph neural networks on graph data"
+FOLLOW_UP = "what dataset did the second one use?"
+
+
+@pytest.fixture
+def seeded(fake_index: Index, seeds_copy: Path) -> Index:
+    ingest([seeds_copy], fake_index)
+    return fake_index
+
+
+@pytest.fixture
+def first(seeded: Index, settings: Settings) -> Answer:
+    result = answer(seeded, BROAD, settings=settings, backend=None)
+    assert len(result.citations) >= 2, result.answer
+    return result
+
+
+def paper(abstract: str, authors: tuple[str, ...] = ("Ann Lee",), label: str = "") -> Paper:
+    return Paper.create(authors=list(authors), abstract=abstract, label=label)
+
+
+ALPHA = paper(
+    "We propose AlphaNet, a model for graphs. It is tested on Cora.", label="Lee — AlphaNet"
+)
+BETA = paper("We propose BetaGAN, a generator of molecules.", ("Bo Kim",), "Kim — BetaGAN")
+TWO_PAPERS = [
+    Turn("Which papers propose models?", "AlphaNet does [1]. BetaGAN does [2].", (ALPHA, BETA))
+]
+
+
+def test_the_second_one_is_the_paper_cited_second() -> None:
+    result = rule_rewrite(FOLLOW_UP, TWO_PAPERS)
+    assert result.papers == (BETA,)
+    assert result.question == "what dataset did BetaGAN use?"
+    assert result.method == "rule"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("what does the first paper report?", (ALPHA,)),
+        ("and the last one?", (BETA,)),
+        ("tell me more about paper 2", (BETA,)),
+        ("what does [1] evaluate on?", (ALPHA,)),
+        ("how does it work?", (ALPHA,)),
+        ("which data did they use?", (ALPHA, BETA)),
+    ],
+)
+def test_references_resolve_to_the_cited_papers(question: str, expected: tuple[Paper, ...]) -> None:
+    assert rule_rewrite(question, TWO_PAPERS).papers == expected
+
+
+def test_short_follow_up_continues_the_previous_question() -> None:
+    result = rule_rewrite("and for molecules?", TWO_PAPERS)
+    assert result.papers == ()
+    assert result.question == "Which papers propose models: and for molecules?"
+
+
+def test_standalone_questions_stay_as_they_are() -> None:
+    question = "How does the first stage of curriculum training affect graph neural networks?"
+    assert rule_rewrite(question, TWO_PAPERS).question == question
+    assert condense(FOLLOW_UP, []).method == "as-is"
+
+
+def test_chat_messages_become_turns_and_numbers_are_looked_up() -> None:
+    # What the UI keeps: escaped Markdown with links, an earlier answer unlinked.
+    messages = [
+        {"role": "user", "content": "Which papers propose models?"},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "text",
+                    "text": r"AlphaNet is a model for graphs \[1\]. "
+                    '<a class="cite" href="#source-2">[2]</a> BetaGAN generates molecules '
+                    '<a class="cite" href="#source-2">[2]</a>.\n\n*a notice*',
+                }
+            ],
+        },
+    ]
+    (turn,) = to_turns(messages)
+    assert turn.question == "Which papers propose models?"
+    assert "notice" not in turn.answer and "[2]" in turn.answer
+    looked_up: list[str] = []
+
+    def resolve(text: str) -> Paper:
+        looked_up.append(text)
+        return BETA if "BetaGAN" in text else ALPHA
+
+    result = condense(FOLLOW_UP, messages, resolve=resolve)
+    assert result.papers == (BETA,)
+    assert looked_up == ["BetaGAN generates molecules."]
+
+
+def test_llm_rewrite_is_used_when_it_keeps_the_names() -> None:
+    llm = FakeLLM()
+    llm.enqueue("Which dataset did BetaGAN use?\n")
+    result = condense(FOLLOW_UP, TWO_PAPERS, backend=llm)
+    assert result.method == "llm"
+    assert result.question == "Which dataset did BetaGAN use?"
+    assert result.papers == (BETA,)
+    assert "BetaGAN" in llm.history[0].user and FOLLOW_UP in llm.history[0].user
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "Which dataset did AlphaNet use?",  # the wrong paper
+        "What is a dataset?",  # dropped the paper
+        "Sure! Here is the question:\nWhat dataset did BetaGAN use?",
+        " ".join(["BetaGAN dataset"] * 40),
+    ],
+)
+def test_llm_rewrite_that_fails_the_guard_falls_back_to_the_rule(reply: str) -> None:
+    llm = FakeLLM()
+    llm.enqueue(reply)
+    result = condense(FOLLOW_UP, TWO_PAPERS, backend=llm)
+    assert result.method == "rule"
+    assert result.question == "what dataset did BetaGAN use?"
+
+
+def test_follow_up_answer_cites_the_second_paper(
+    seeded: Index, settings: Settings, first: Answer
+) -> None:
+    second = first.citations[1].hit.paper
+    result = answer(seeded, FOLLOW_UP, settings=settings, backend=None, history=[(BROAD, first)])
+    assert not result.abstained
+    assert result.question == FOLLOW_UP
+    assert result.standalone is not None and paper_name(second) in result.standalone
+    assert [c.hit.paper.id for c in result.citations] == [second.id]
+    assert result.to_dict()["standalone_question"] == result.standalone
+
+
+def test_follow_up_in_the_chat_cites_the_second_paper(
+    seeded: Index, settings: Settings, first: Answer
+) -> None:
+    second = first.citations[1].hit.paper
+    history, _ = list(ui.chat(BROAD, [], index=seeded, settings=settings, backend="extractive"))[-1]
+    steps = list(ui.chat(FOLLOW_UP, history, index=seeded, settings=settings, backend="extractive"))
+    history, cards = steps[-1]
+    assert [m["role"] for m in history] == ["user", "assistant"] * 2
+    assert 'href="#source-1"' in history[-1]["content"]
+    assert cards.count('class="source-card"') == 1
+    assert second.citation_key in cards
