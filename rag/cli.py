@@ -99,7 +99,12 @@ def _authors(authors: tuple[str, ...] | list[str], truncated: bool, most: int = 
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["seed", "jsonl"]), help="Force a parser.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["arxiv", "bibtex", "csv", "jsonl", "seed"]),
+    help="Force a parser instead of choosing by extension and content.",
+)
 @click.pass_context
 def ingest(ctx: click.Context, paths: tuple[Path, ...], fmt: str | None) -> None:
     """Add papers from files or folders to the index."""
@@ -199,6 +204,12 @@ def _print_answer(answer: Any, streamed: bool) -> None:
 @click.option(
     "--json", "as_json", is_flag=True, help="Print JSON (one object per line with --questions)."
 )
+@click.option(
+    "--format",
+    "ref_format",
+    type=click.Choice(["bibtex", "ris", "csljson", "markdown"]),
+    help="Print the answer's references in this format on stdout (the answer goes to stderr).",
+)
 @click.pass_context
 def ask(
     ctx: click.Context,
@@ -208,6 +219,7 @@ def ask(
     k: int | None,
     retriever: str | None,
     as_json: bool,
+    ref_format: str | None,
     **filters: Any,
 ) -> None:
     """Answer QUESTION from the indexed papers, citing them."""
@@ -216,6 +228,11 @@ def ask(
 
     if bool(question) == bool(questions_file):
         raise click.UsageError("Give either a QUESTION or --questions FILE.")
+    if ref_format and (as_json or questions_file):
+        raise click.UsageError("--format goes with one QUESTION, without --json.")
+    if ref_format:
+        _ask_references(ctx, question or "", ref_format, backend, k, retriever, filters)
+        return
     settings = _settings(ctx, backend=backend)
     questions = _read_questions(questions_file) if questions_file else [question or ""]
     for q in questions:
@@ -240,6 +257,31 @@ def ask(
             if questions_file:
                 click.echo(f"Q: {q}")
             _print_answer(final, streamed=stream)
+
+
+def _ask_references(
+    ctx: click.Context,
+    question: str,
+    ref_format: str,
+    backend: str | None,
+    k: int | None,
+    retriever: str | None,
+    filters: dict[str, Any],
+) -> None:
+    from rag import api
+
+    answer = api.ask(
+        question,
+        settings=_settings(ctx, backend=backend),
+        filters=_filters(**filters),
+        top_k=k,
+        retriever=retriever,
+    )
+    click.echo(answer.answer, err=True)
+    if answer.abstained:
+        click.echo("No references: the collection has no paper on this question.", err=True)
+        return
+    click.echo(api.export([c.hit.paper for c in answer.citations], ref_format), nl=False)
 
 
 @cli.command("list")

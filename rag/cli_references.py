@@ -1,3 +1,244 @@
 """CLI commands for literature reviews: cite, show, remove, similar (registered on `rag.cli`)."""
 
 from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import click
+
+from rag.cli import _emit_json, _settings, cli, filter_options
+
+_REFERENCE_FORMATS = ["bibtex", "ris", "csljson", "markdown"]
+
+
+def _index(ctx: click.Context) -> Any:
+    from rag import api
+
+    return api.open_index(_settings(ctx))
+
+
+def _people(authors: tuple[str, ...], truncated: bool, most: int = 3) -> str:
+    shown = ", ".join(authors[:most])
+    return shown + (" et al." if truncated or len(authors) > most else "")
+
+
+def _name(paper: Any) -> str:
+    return paper.title or paper.label or paper.citation_key
+
+
+def _filters(**filters: Any) -> Any:
+    from rag.retrieve import Filters
+
+    return Filters(**filters)
+
+
+@cli.command()
+@click.argument("claim", required=False)
+@click.option(
+    "--draft",
+    type=click.Path(path_type=Path, allow_dash=True, dir_okay=False),
+    help="Cite every sentence of this paragraph file ('-' for stdin) instead of one CLAIM.",
+)
+@click.option(
+    "-k", "--top-k", "k", type=int, help="Most papers: for a CLAIM (default 5), per sentence (2)."
+)
+@click.option(
+    "--style",
+    type=click.Choice(["latex", "pandoc"]),
+    default="latex",
+    show_default=True,
+    help=r"With --draft: insert \cite{key} (latex) or [@key] (pandoc).",
+)
+@click.option("--min-score", type=float, help="Least support score for a citation [0.50].")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(_REFERENCE_FORMATS),
+    help="Print only the reference list of the cited papers, in this format.",
+)
+@click.option(
+    "--bib",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="With --draft: also write the BibTeX of the cited papers to this file.",
+)
+@filter_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def cite(
+    ctx: click.Context,
+    claim: str | None,
+    draft: Path | None,
+    k: int | None,
+    style: str,
+    min_score: float | None,
+    fmt: str | None,
+    bib: Path | None,
+    as_json: bool,
+    **filters: Any,
+) -> None:
+    """Find the papers that support CLAIM, or cite each sentence of a --draft paragraph."""
+    from rag import claims as citing
+    from rag.export import render, to_bibtex
+
+    if bool(claim) == bool(draft):
+        raise click.UsageError("Give either a CLAIM or --draft FILE.")
+    if bib and not draft:
+        raise click.UsageError("--bib goes with --draft (for a CLAIM, use --format bibtex).")
+    index = _index(ctx)
+    score = citing.MIN_SCORE if min_score is None else min_score
+    if claim:
+        result = citing.cite(index, claim, k=k or 5, min_score=score, filters=_filters(**filters))
+        papers = [s.paper for s in result.supports]
+        if fmt:
+            click.echo(render(papers, fmt), nl=False)
+        elif as_json:
+            _emit_json(result.to_dict())
+        else:
+            _print_supports(result)
+        return
+    assert draft is not None
+    text = sys.stdin.read() if str(draft) == "-" else _read(draft)
+    cited = citing.cite_draft(
+        index, text, style=style, per_sentence=k or 2, min_score=score, filters=_filters(**filters)
+    )
+    if bib:
+        bib.write_text(to_bibtex(cited.papers), encoding="utf-8")
+    if fmt:
+        click.echo(render(cited.papers, fmt), nl=False)
+    elif as_json:
+        _emit_json(cited.to_dict())
+    else:
+        click.echo(cited.text.rstrip("\n"))
+    _summarize_draft(cited, bib)
+
+
+def _read(path: Path) -> str:
+    from rag.errors import ParseError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ParseError(str(path), "no such file: check the path") from None
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes().count(b"\n", 0, exc.start) + 1
+        raise ParseError(str(path), "invalid UTF-8: save the draft as UTF-8 text", line) from None
+
+
+def _print_supports(result: Any) -> None:
+    if not result.supports:
+        nearest = result.nearest
+        best = (
+            f" (nearest: [{nearest.paper.citation_key}] at {nearest.score:.2f})" if nearest else ""
+        )
+        click.echo(
+            f"No paper in the index supports this claim with a score of "
+            f"{result.min_score:.2f} or more{best}."
+        )
+        return
+    for s in result.supports:
+        p = s.paper
+        click.echo(f"{s.rank:>2}. {_name(p)}  [{p.citation_key}]  score {s.score:.2f}")
+        click.echo(f"    {_people(p.authors, p.authors_truncated)} · {p.area or 'area unknown'}")
+        quote = f"“{s.sentence}”"
+        click.echo(textwrap.fill(quote, width=96, initial_indent="    ", subsequent_indent="    "))
+
+
+def _summarize_draft(cited: Any, bib: Path | None) -> None:
+    """Tell on stderr what each sentence got, so stdout stays the paragraph alone."""
+    for n, s in enumerate(cited.sentences, start=1):
+        if s.supports:
+            got = ", ".join(f"{c.paper.citation_key} ({c.score:.2f})" for c in s.supports)
+        elif s.already_cited:
+            got = "already cites something; left as is"
+        elif s.nearest is None:
+            got = "too short to cite"
+        else:
+            got = f"no citation (best {s.nearest.paper.citation_key} at {s.nearest.score:.2f})"
+        click.echo(f"sentence {n}: {got}", err=True)
+    if bib:
+        click.echo(f"wrote {len(cited.papers)} BibTeX entries to {bib}", err=True)
+
+
+@cli.command()
+@click.argument("key_or_id")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["bibtex", "ris", "csljson", "json"]),
+    help="Print only this form of the record.",
+)
+@click.pass_context
+def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
+    """Show the full record of one paper (by citation key or id), and its BibTeX."""
+    from rag.claims import find_paper
+    from rag.export import render
+
+    paper = find_paper(_index(ctx), key_or_id)
+    if fmt == "json":
+        _emit_json(paper.to_dict())
+        return
+    if fmt:
+        click.echo(render([paper], fmt), nl=False)
+        return
+    rows = [
+        ("key", paper.citation_key),
+        ("id", paper.id),
+        ("title", paper.title or f"(none; derived label: {paper.label})"),
+        ("authors", "; ".join(paper.authors) + (" et al." if paper.authors_truncated else "")),
+        ("year", str(paper.year) if paper.year is not None else "(unknown)"),
+        ("area", paper.area or "(unknown)"),
+        ("doi", paper.doi),
+        ("url", paper.url),
+        ("external id", paper.external_id),
+        ("source", paper.source),
+    ]
+    for label, value in rows:
+        if value:
+            click.echo(f"{label + ':':<13}{value}")
+    click.echo()
+    click.echo(textwrap.fill(paper.abstract, width=96))
+    click.echo()
+    click.echo(render([paper], "bibtex"), nl=False)
+
+
+@cli.command()
+@click.argument("keys", nargs=-1, required=True)
+@click.pass_context
+def remove(ctx: click.Context, keys: tuple[str, ...]) -> None:
+    """Remove papers (by citation key or id) from the index: Chroma and BM25 both."""
+    from rag.claims import find_paper
+    from rag.ingest import remove as remove_papers
+
+    index = _index(ctx)
+    papers = [find_paper(index, key) for key in keys]  # all known before anything goes
+    unique = list({p.id: p for p in papers}.values())
+    removed = remove_papers(index, [p.id for p in unique])
+    for p in unique:
+        click.echo(f"removed {p.citation_key}  {_name(p)}  ({p.source_file})")
+    click.echo(f"{removed} paper(s) removed; ingesting their file again brings them back.")
+
+
+@cli.command()
+@click.argument("key_or_id")
+@click.option("-k", "--top-k", "k", default=5, show_default=True, help="Papers to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def similar(ctx: click.Context, key_or_id: str, k: int, as_json: bool) -> None:
+    """List the papers most like one paper (by citation key or id)."""
+    from rag.claims import find_paper
+    from rag.similar import similar as nearest
+
+    index = _index(ctx)
+    paper = find_paper(index, key_or_id)
+    hits = nearest(index, paper, k=k)
+    if as_json:
+        _emit_json([h.to_dict() for h in hits])
+        return
+    click.echo(f"Papers like {_name(paper)} [{paper.citation_key}]:")
+    for h in hits:
+        p = h.paper
+        click.echo(f"{h.rank:>2}. {_name(p)}  [{p.citation_key}]  similarity {h.score:.2f}")
+        click.echo(f"    {_people(p.authors, p.authors_truncated)} · {p.area or 'area unknown'}")

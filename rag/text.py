@@ -26,7 +26,10 @@ _URL_CMD = re.compile(r"\\url\s*\{([^{}]*)\}")
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)", re.DOTALL)
 # Pandoc's rule: no space just inside the dollars and no digit right after, so "$5 and $10" stays.
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])([^$]+?)(?<!\s)\$(?![\d$])")
-_ACCENT = re.compile(r"\\(['`\"^~=.])\{?([A-Za-z])\}?|\\([uvHck])\{([A-Za-z])\}")
+# \"u, \"{u} and {\"u} (BibTeX's form); the brace before the backslash is eaten only with its pair.
+_ACCENT = re.compile(
+    r"(\{)?\\(['`\"^~=.])(?:\{([A-Za-z])\}|([A-Za-z]))(?(1)\})|\\([uvHck])\{([A-Za-z])\}"
+)
 _ACCENT_MARKS = {
     "'": "\u0301", "`": "\u0300", '"': "\u0308", "^": "\u0302", "~": "\u0303", "=": "\u0304",
     ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "k": "\u0328",
@@ -114,7 +117,10 @@ def _innermost(text: str, step: Callable[[str], str]) -> str:
 
 
 def _accent(match: re.Match[str]) -> str:
-    mark, letter = (match.group(1), match.group(2)) if match.group(1) else match.group(3, 4)
+    if match.group(2):
+        mark, letter = match.group(2), match.group(3) or match.group(4)
+    else:
+        mark, letter = match.group(5, 6)
     return unicodedata.normalize("NFC", letter + _ACCENT_MARKS[mark])
 
 

@@ -149,3 +149,25 @@ def test_ingest_reports_bad_file_and_exits_partial(
     assert "40 added" in result.output and "bad.jsonl:1" in result.output
     again = invoke(runner, tmp_path / "idx", "ingest", str(seeds_copy))
     assert "0 added" in again.output and "40 unchanged" in again.output
+
+
+@pytest.mark.slow
+def test_ask_format_bibtex_prints_the_answers_references(
+    runner: CliRunner, real_seed_index: Index
+) -> None:
+    import bibtexparser
+
+    result = invoke(
+        runner,
+        real_seed_index,
+        "ask",
+        "--backend",
+        "extractive",
+        "--format",
+        "bibtex",
+        "Which papers deal with noisy labels on graphs?",
+    )
+    assert result.exit_code == 0, result.output
+    library = bibtexparser.parse_string(result.stdout)
+    assert [e.key for e in library.entries] == ["ju_icgnn"]
+    assert "title" not in library.entries[0].fields_dict  # the seeds have no titles

@@ -187,7 +187,8 @@ def test_bad_lines_are_reported_and_good_ones_kept(tmp_path: Path) -> None:
             "UTF-8",
         ),
         ("notes.txt", b"Just some notes, nothing more.\n", "format"),
-        ("table.csv", b"a,b\n1,2\n", "unsupported"),
+        ("table.csv", b"a,b\n1,2\n", "no abstract column"),
+        ("paper.docx", b"PK\x03\x04", "unsupported"),
     ],
 )
 def test_bad_files_give_an_error_naming_the_file(

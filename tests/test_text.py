@@ -108,3 +108,16 @@ def test_fold_matches_without_case_or_accents(query: str, name: str) -> None:
 
 def test_fold_keeps_cjk() -> None:
     assert fold("周欣") == "周欣"
+
+
+@pytest.mark.parametrize(
+    ("latex", "clean"),
+    [
+        (r"M{\"u}ller", "Müller"),
+        (r"M\"uller", "Müller"),
+        (r"M\"{u}ller", "Müller"),
+        (r"Erd\H{o}s", "Erdős"),
+    ],
+)
+def test_accent_forms_of_bibtex(latex: str, clean: str) -> None:
+    assert clean_markup(latex) == clean

@@ -12,13 +12,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import ParseError
-from rag.parsers import jsonl, seed_page
+from rag.parsers import arxiv, bibtex, csv_table, jsonl, seed_page
 from rag.records import Paper
 
 Parser = Callable[[Path], Iterator[Paper | ParseError]]
 
-PARSERS: dict[str, Parser] = {"jsonl": jsonl.parse, "seed": seed_page.parse}
-_BY_EXTENSION = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+PARSERS: dict[str, Parser] = {
+    "arxiv": arxiv.parse,
+    "bibtex": bibtex.parse,
+    "csv": csv_table.parse,
+    "jsonl": jsonl.parse,
+    "seed": seed_page.parse,
+}
+_BY_EXTENSION = {".bib": "bibtex", ".bibtex": "bibtex", ".csv": "csv", ".tsv": "csv"}
+_JSON_EXTENSIONS = {".jsonl", ".ndjson", ".json"}  # our schema, BEIR, or the arXiv snapshot
 _SNIFFED_EXTENSIONS = {"", ".txt", ".text", ".md"}
 _SNIFF_BYTES = 65536
 
@@ -85,8 +92,10 @@ def detect_format(path: Path) -> str:
         path: the file.
 
     Returns:
-        A key of `PARSERS`: "jsonl" for .jsonl/.ndjson/.json and for text that starts with
-        "{" or "["; "seed" for text in the seed page layout.
+        A key of `PARSERS`: "bibtex" for .bib, "csv" for .csv/.tsv; for .jsonl/.ndjson/.json
+        and text that starts with "{" or "[", "arxiv" when the first record has the arXiv
+        snapshot's keys, else "jsonl"; for other text, "bibtex" when it starts with an
+        `@type{` entry, "seed" for the seed page layout.
 
     Raises:
         ParseError: when the file cannot be read or its format is unknown.
@@ -94,15 +103,31 @@ def detect_format(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix in _BY_EXTENSION:
         return _BY_EXTENSION[suffix]
-    supported = "JSON lines (.jsonl), a JSON array (.json) or a seed page (.txt)"
+    supported = (
+        "JSON lines (.jsonl), a JSON array (.json), BibTeX (.bib), CSV with a header row "
+        "(.csv) or a seed page (.txt)"
+    )
+    if suffix in _JSON_EXTENSIONS:
+        return "arxiv" if _arxiv_lines(path) else "jsonl"
     if suffix not in _SNIFFED_EXTENSIONS:
         raise ParseError(str(path), f"unsupported file type '{suffix}': use {supported}")
     head = _head(path).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
     if head.startswith(("{", "[")):
-        return "jsonl"
+        return "arxiv" if arxiv.looks_like(head) else "jsonl"
+    if bibtex.looks_like(head):
+        return "bibtex"
     if seed_page.looks_like(head):
         return "seed"
     raise ParseError(str(path), f"cannot tell the format of this file: use {supported}")
+
+
+def _arxiv_lines(path: Path) -> bool:
+    """Whether a JSON file holds arXiv snapshot lines (unreadable: no, parse_path says why)."""
+    try:
+        head = _head(path).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    except OSError:
+        return False
+    return arxiv.looks_like(head)
 
 
 def parse_path(path: Path, fmt: str | None = None) -> ParseResult:
