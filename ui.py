@@ -12,7 +12,7 @@ import html
 import ipaddress
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 # Gradio reads this when it is imported: without it, it sends analytics to outside hosts.
@@ -20,12 +20,14 @@ os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
 import gradio as gr
 
+import ui_tabs
 from rag import api
 from rag.answer import Answer
 from rag.errors import ConfigError, RagError
 from rag.records import Hit, Paper
 from rag.retrieve import Filters
 from rag.settings import Settings, load_settings
+from ui_assets import CSS, JS
 
 if TYPE_CHECKING:
     from rag.index import Index
@@ -152,7 +154,16 @@ def render_card(hit: Hit, *, n: int | None = None, evidence: str | None = None) 
         f'<div class="card-meta"><span>{area}</span>'
         f"<code>{html.escape(paper.citation_key)}</code>"
         f'<span class="relevance">relevance {hit.relevance:.2f}</span></div>'
-        f"{abstract}</article>"
+        f"{abstract}{_bibtex_control(paper)}</article>"
+    )
+
+
+def _bibtex_control(paper: Paper) -> str:
+    """Return the card's BibTeX on demand, with a Copy button (handled by the page's JS)."""
+    bib = html.escape(api.export([paper], "bibtex").strip())
+    return (
+        '<details class="card-bib"><summary>BibTeX</summary>'
+        f'<button type="button" class="copy-bib">Copy</button><pre>{bib}</pre></details>'
     )
 
 
@@ -194,6 +205,7 @@ def chat(
     *,
     index: Index,
     settings: Settings,
+    on_answer: Callable[[Answer], None] | None = None,
 ) -> Iterator[tuple[History, str]]:
     """Answer `message`, yielding the chat history and the source cards as the answer streams.
 
@@ -207,6 +219,7 @@ def chat(
         backend: local, openai or extractive (default from settings).
         index: the open index.
         settings: thresholds and backend configuration.
+        on_answer: called with the final `Answer` (the app keeps them for the exports).
 
     Yields:
         (history, cards_html): the assistant message grows piece by piece; the cards come
@@ -229,6 +242,7 @@ def chat(
             filters=_filters(area, author),
             top_k=int(top_k) if top_k else None,
             retriever=retriever or None,
+            history=history[:-1],  # earlier turns: a follow-up is made standalone
         ):
             if isinstance(event, Answer):
                 final = event
@@ -241,6 +255,8 @@ def chat(
         return
     if final is None:  # not in ask_stream's contract; keep what was streamed
         return
+    if on_answer is not None:
+        on_answer(final)
     reply = {"role": "assistant", "content": render_answer(final.answer, final.notice)}
     yield [*history, reply], render_cards(final)
 
@@ -263,7 +279,7 @@ def _example_text(evt: gr.SelectData) -> str:
 
 
 def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
-    """Return the chat app over `index` (default: the index the settings point at).
+    """Return the app over `index` (default: the index the settings point at).
 
     Raises:
         IndexNotFoundError: no index was given and there is none at settings.index_dir.
@@ -281,16 +297,59 @@ def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
         top_k: float | None,
         retriever: str | None,
         backend: str | None,
-    ) -> Iterator[tuple[History, str]]:
-        yield from chat(
+        turns: list[Answer] | None,
+    ) -> Iterator[tuple[History, str, list[Answer]]]:
+        done = list(turns or [])
+        for shown in chat(
             message, history, area, author, top_k, retriever, backend,
-            index=current(), settings=settings,
-        )  # fmt: skip
+            index=current(), settings=settings, on_answer=done.append,
+        ):  # fmt: skip
+            yield (*shown, done)
 
+    def exports(turns: list[Answer] | None) -> tuple[Any, Any]:
+        if not turns:
+            return gr.DownloadButton(value=None, interactive=False), gr.DownloadButton(
+                value=None, interactive=False
+            )
+        md = ui_tabs.write_download(ui_tabs.conversation_markdown(turns), "conversation.md")
+        bib = ui_tabs.write_download(ui_tabs.conversation_bibtex(turns), "conversation.bib")
+        return gr.DownloadButton(value=md, interactive=True), gr.DownloadButton(
+            value=bib, interactive=True
+        )
+
+    def library(query: str = "") -> tuple[str, list[list[object]]]:
+        idx = current()
+        papers = api.list_papers(index=idx)
+        return ui_tabs.render_stats(api.stats(index=idx)), ui_tabs.library_rows(papers, query)
+
+    def upload(
+        files: list[str] | None,
+        query: str,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio finds its bar by this default
+    ) -> Any:
+        def step(done: int, total: int, name: str) -> None:
+            progress(done / total, desc=f"Adding {name}")
+
+        result = ui_tabs.ingest_uploads(files or [], index=current(), on_file=step)
+        return (result, *library(query), gr.Dropdown(choices=_area_choices(current())))
+
+    def remove(key: str, query: str) -> Any:
+        result = ui_tabs.remove_paper(key, index=current())
+        return (result, *library(query), gr.Dropdown(choices=_area_choices(current())))
+
+    def cite(draft: str, style: str) -> tuple[str, str, str | None]:
+        # A plain path (not a component update), so gradio_client callers get the file.
+        return ui_tabs.cite_draft_view(draft, style, index=current())
+
+    private: dict[str, Any] = {"api_visibility": "private"}
+    # Every handler that reads or writes the index waits in one line: an upload never runs
+    # while an answer is being generated from the same Chroma folder.
+    serial: dict[str, Any] = {"concurrency_id": "index"}
     with gr.Blocks(title="Literature Q&A", analytics_enabled=False, fill_height=True) as app:
         with gr.Sidebar(open=True, width=300):
             gr.Markdown("### Search settings\nApplied to the next question.")
-            area = gr.Dropdown(_area_choices(first), value=ALL_AREAS, label="Research area")
+            area = gr.Dropdown(_area_choices(first), value=ALL_AREAS, label="Research area",
+                               elem_id="area")  # fmt: skip
             author = gr.Textbox("", label="Author", placeholder="e.g. Wei Ju")
             top_k = gr.Slider(1, 10, value=min(settings.top_k, 10), step=1, label="Papers to use")
             retriever = gr.Radio(RETRIEVERS, value=settings.retriever, label="Retriever")
@@ -300,50 +359,103 @@ def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
                 "*openai* calls the configured endpoint.",
                 elem_classes="hint",
             )
-        gr.Markdown(
-            f"## Literature Q&A\nAsk about the {count} indexed paper abstracts. Every answer "
-            "sentence cites the paper it comes from; click a number to see the source.",
-            elem_id="intro",
-        )
-        chatbot = gr.Chatbot(
-            label="Answer",
-            show_label=False,
-            height=440,
-            latex_delimiters=[],
-            examples=[{"text": q} for q in EXAMPLES],
-            placeholder="**Ask a question about the papers**, or start with an example:",
-            buttons=[],  # copying would copy the [n] links' HTML, not readable text
-            feedback_options=None,
-            elem_id="chat",
-        )
-        msg = gr.Textbox(
-            placeholder="Ask a question about the papers…",
-            show_label=False,
-            submit_btn="Ask",
-            autofocus=True,
-            elem_id="question",
-        )
-        cards = gr.HTML(render_cards(None), elem_id="sources")
-        inputs = [msg, chatbot, area, author, top_k, retriever, backend]
+        turns = gr.State([])
+        with gr.Tabs():
+            with gr.Tab("Ask", id="ask"):
+                gr.Markdown(
+                    f"## Literature Q&A\nAsk about the {count} indexed paper abstracts. Every "
+                    "answer sentence cites the paper it comes from; click a number to see the "
+                    "source.",
+                    elem_id="intro",
+                )
+                chatbot = gr.Chatbot(
+                    label="Answer",
+                    show_label=False,
+                    height=440,
+                    latex_delimiters=[],
+                    examples=[{"text": q} for q in EXAMPLES],
+                    placeholder="**Ask a question about the papers**, or start with an example:",
+                    buttons=[],  # copying would copy the [n] links' HTML, not readable text
+                    feedback_options=None,
+                    elem_id="chat",
+                )
+                msg = gr.Textbox(
+                    placeholder="Ask a question about the papers…",
+                    show_label=False,
+                    submit_btn="Ask",
+                    autofocus=True,
+                    elem_id="question",
+                )
+                with gr.Row():
+                    export_md = gr.DownloadButton(
+                        "Export conversation (.md)", interactive=False, size="sm",
+                        elem_id="export-md",
+                    )  # fmt: skip
+                    export_bib = gr.DownloadButton(
+                        "Export bibliography (.bib)", interactive=False, size="sm",
+                        elem_id="export-bib",
+                    )  # fmt: skip
+                cards = gr.HTML(render_cards(None), elem_id="sources")
+            with gr.Tab("Cite my draft", id="cite"):
+                gr.Markdown("Paste a paragraph: each sentence gets the papers that support it.")
+                draft = gr.Textbox(lines=6, label="Draft paragraph", elem_id="draft")
+                style = gr.Radio(ui_tabs.STYLES, value="latex", label="Citation style")
+                cite_btn = gr.Button("Suggest citations", variant="primary")
+                cited_text = gr.Textbox(
+                    label="Draft with citations", lines=6, buttons=["copy"], elem_id="cited"
+                )
+                draft_bib = gr.DownloadButton("Download .bib", size="sm", elem_id="draft-bib")
+                suggestions = gr.HTML(elem_id="suggestions")
+            with gr.Tab("Library", id="library"):
+                stats = gr.Markdown(elem_id="stats")
+                query = gr.Textbox(label="Search papers", placeholder="key, title, author, area")
+                table = gr.Dataframe(
+                    headers=ui_tabs.LIBRARY_COLUMNS, interactive=False, wrap=True,
+                    max_height=360, column_widths=["16%", "28%", "26%", "22%", "8%"],
+                    elem_id="papers",
+                )  # fmt: skip
+                files = gr.File(
+                    file_count="multiple", file_types=ui_tabs.UPLOAD_TYPES,
+                    label=f"Add papers (≤ {ui_tabs.MAX_UPLOAD_MB} MB per file)",
+                    elem_id="upload",
+                )  # fmt: skip
+                ingested = gr.HTML(elem_id="ingested")
+                with gr.Row():
+                    remove_key = gr.Textbox(label="Remove a paper: citation key", scale=3)
+                    remove_btn = gr.Button("Remove", variant="stop", scale=1)
+                removed = gr.HTML(elem_id="removed")
 
-        msg.submit(ask, inputs, [chatbot, cards], api_name="ask")
+        inputs = [msg, chatbot, area, author, top_k, retriever, backend, turns]
+        outputs = [chatbot, cards, turns]
+        msg.submit(ask, inputs, outputs, api_name="ask", **serial).then(
+            exports, turns, [export_md, export_bib], queue=False, **private
+        )
         # A second listener on the same submit empties the box; the question was already read.
-        msg.submit(
-            lambda: "", None, msg, queue=False, api_visibility="private", show_progress="hidden"
+        msg.submit(lambda: "", None, msg, queue=False, show_progress="hidden", **private)
+        chatbot.example_select(_example_text, None, msg, queue=False, **private).then(
+            ask, inputs, outputs, **serial, **private
+        ).then(lambda: "", None, msg, queue=False, **private).then(
+            exports, turns, [export_md, export_bib], queue=False, **private
         )
-        chatbot.example_select(
-            _example_text, None, msg, queue=False, api_visibility="private"
-        ).then(ask, inputs, [chatbot, cards], api_visibility="private").then(
-            lambda: "", None, msg, queue=False, api_visibility="private"
+        chatbot.clear(lambda: (render_cards(None), []), None, [cards, turns], **private).then(
+            exports, turns, [export_md, export_bib], queue=False, **private
         )
-        chatbot.clear(lambda: render_cards(None), None, cards, api_visibility="private")
+        cite_btn.click(
+            cite, [draft, style], [cited_text, suggestions, draft_bib], api_name="cite_draft",
+            **serial,
+        )  # fmt: skip
+        shown = [stats, table]
+        query.change(library, query, shown, queue=False, **private)
+        files.upload(upload, [files, query], [ingested, *shown, area], **serial, **private)
+        remove_btn.click(remove, [remove_key, query], [removed, *shown, area], **serial, **private)
         app.load(
             lambda: gr.Dropdown(choices=_area_choices(current())),
             None,
             area,
             queue=False,  # not behind an answer being generated
-            api_visibility="private",
+            **private,
         )
+        app.load(library, None, shown, queue=False, **private)
     app.queue(default_concurrency_limit=CONCURRENCY, max_size=QUEUE_SIZE)
     return app
 
@@ -393,6 +505,8 @@ def launch_options(settings: Settings) -> dict[str, Any]:
         "css": CSS,
         "js": JS,
         "footer_links": ["api", "settings"],
+        # Gradio refuses bigger uploads before they reach the app; the tab names the limit.
+        "max_file_size": f"{ui_tabs.MAX_UPLOAD_MB}mb",
     }
 
 
@@ -409,66 +523,3 @@ def main(settings: Settings | None = None) -> None:
     # quiet: Gradio's banner suggests share=True, which this offline app never uses.
     print(f"Serving the chat on http://{settings.host}:{settings.port} (Ctrl+C to stop)")
     app.launch(quiet=True, **options)
-
-
-CSS = """
-#intro h2 { margin-bottom: 0.2rem; }
-#intro p { color: var(--body-text-color-subdued); margin-top: 0; }
-#chat a.cite {
-  color: var(--color-accent); font-weight: 600; text-decoration: none; padding: 0 1px;
-}
-#chat button.example {
-  border: 1px solid var(--border-color-primary); border-radius: 10px;
-  background: var(--background-fill-secondary);
-}
-#chat button.example:hover { border-color: var(--color-accent); }
-#chat a.cite:hover { text-decoration: underline; }
-.hint p { font-size: 0.85rem; color: var(--body-text-color-subdued); }
-.sources h3 { font-size: 1rem; margin: 0.5rem 0 0; }
-.sources-for { color: var(--body-text-color-subdued); font-size: 0.85rem; margin: 0 0 0.75rem; }
-.sources-empty { color: var(--body-text-color-subdued); font-size: 0.9rem; padding: 0.5rem 0; }
-.source-card {
-  border: 1px solid var(--border-color-primary); border-radius: 10px;
-  background: var(--block-background-fill); padding: 0.9rem 1.1rem; margin-bottom: 0.75rem;
-  scroll-margin-top: 1rem; transition: box-shadow 0.3s;
-}
-.source-card.flash { box-shadow: 0 0 0 3px var(--color-accent-soft, #c7d2fe); }
-.card-head { font-weight: 600; font-size: 1rem; margin-bottom: 0.25rem; }
-.card-head .badge { color: var(--color-accent); margin-right: 0.25rem; }
-.card-head .derived {
-  font-weight: 400; font-size: 0.75rem; color: var(--body-text-color-subdued);
-  border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px;
-  margin-left: 0.4rem; vertical-align: middle;
-}
-.card-authors { font-size: 0.9rem; margin-bottom: 0.25rem; }
-.card-meta {
-  display: flex; flex-wrap: wrap; gap: 0.35rem 1rem; font-size: 0.8rem;
-  color: var(--body-text-color-subdued); margin-bottom: 0.5rem;
-}
-.card-meta .unknown { font-style: italic; }
-.source-card summary { cursor: pointer; font-size: 0.85rem; color: var(--color-accent); }
-.source-card details[open] summary { margin-bottom: 0.4rem; }
-.card-abstract { font-size: 0.9rem; line-height: 1.55; margin: 0; }
-.card-abstract mark { background: #fde68a; color: #1f2937; padding: 0 2px; border-radius: 3px; }
-"""
-
-# A click on an answer's [n] scrolls its card into view (and briefly outlines it) instead of
-# letting the chat's link handling open the fragment in a new tab.
-JS = """
-() => {
-  document.addEventListener("click", (event) => {
-    const link = event.target.closest ? event.target.closest("a[href*='#source-']") : null;
-    if (!link) return;
-    const id = decodeURIComponent(new URL(link.href, location.href).hash.slice(1));
-    const card = document.getElementById(id);
-    if (!card) return;
-    event.preventDefault();
-    event.stopPropagation();
-    card.scrollIntoView({ behavior: "smooth", block: "center" });
-    card.classList.remove("flash");
-    void card.offsetWidth;
-    card.classList.add("flash");
-    setTimeout(() => card.classList.remove("flash"), 1500);
-  }, true);
-}
-"""

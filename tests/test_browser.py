@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,9 +25,25 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
 ]
+GOOD_RECORD = {
+    "authors": ["Zoe Quillfeather"],
+    "area": "Ornithology",
+    "title": "Counting Puffins from Orbit",
+    "abstract": "We count puffin colonies on sea cliffs from satellite images of the coast.",
+}
+CLAIM = (
+    "We combine the predictions from neighboring nodes on the graph to correct the detected "
+    "noisy labels."
+)
 QUESTION = "Which papers deal with noisy labels on graphs?"
 SCREENSHOT = Path(__file__).resolve().parent.parent / "bench" / "results" / "ui.png"
 ANSWER_TIMEOUT_MS = 60_000
+LLM_QUESTION = "How can large language models be made to reason more reliably?"
+LLM_AREA = "Deep Learning · Large Language Models"
+# True once the assistant's message shows answer text (not just the pending indicator).
+FIRST_TEXT_JS = """() => [
+  ...document.querySelectorAll('#chat .message.bot, #chat [data-testid="bot"]'),
+].some((m) => m.textContent.trim().length > 3)"""
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +71,10 @@ def open_page(browser: Browser, served: Served, outside: list[str]) -> tuple[Pag
 
     Every request the page makes to a host other than loopback is appended to `outside`.
     """
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page = browser.new_page(
+        viewport={"width": 1280, "height": 800},
+        permissions=["clipboard-read", "clipboard-write"],
+    )
 
     def record(request: Request) -> None:
         host = urlparse(request.url).hostname
@@ -80,10 +100,15 @@ def test_question_in_the_browser_shows_cited_cards(browser: Browser, served: Ser
 
     box = page.locator("#question textarea")
     box.fill(QUESTION)
+    t0 = time.perf_counter()
     box.press("Enter")
+    page.wait_for_function(FIRST_TEXT_JS, timeout=ANSWER_TIMEOUT_MS)
+    first_s = time.perf_counter() - t0
 
     card = page.locator(".source-card", has_text="Wei Ju").first
     expect(card).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    done_s = time.perf_counter() - t0
+    print(f"UI timings: first streamed text {first_s:.2f}s, answer with cards {done_s:.2f}s")
     expect(box).to_have_value("")
     answer = page.locator("#chat .message.bot, #chat [data-testid='bot']").last
     expect(answer).to_contain_text("[1]")
@@ -95,6 +120,15 @@ def test_question_in_the_browser_shows_cited_cards(browser: Browser, served: Ser
     page.locator("#chat a.cite[href$='#source-1']").first.click()
     expect(first_card).to_be_in_viewport(ratio=0.9)
     assert len(page.context.pages) == 1, "the citation link opened another tab"
+
+    # Each card offers its BibTeX; the Copy button puts it on the clipboard.
+    first_card.locator("details.card-bib summary").click()
+    expect(first_card.locator("details.card-bib pre")).to_contain_text("@")
+    first_card.locator("button.copy-bib").click()
+    expect(first_card.locator("button.copy-bib")).to_have_text("Copied")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("@") and copied == first_card.locator("pre").inner_text()
+    first_card.locator("details.card-bib summary").click()  # closed again for the screenshot
 
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")
@@ -116,6 +150,54 @@ def test_example_question_is_asked_on_click(browser: Browser, served: Served) ->
     page.close()
 
 
+def test_area_filter_in_the_sidebar_applies_to_the_next_answer(
+    browser: Browser, served: Served
+) -> None:
+    from playwright.sync_api import expect
+
+    page, _ = open_page(browser, served, [])
+    choose = page.locator("#area input")
+    choose.click()
+    choose.fill("Large Language")
+    page.get_by_role("option", name=LLM_AREA).click()
+    expect(choose).to_have_value(LLM_AREA)
+
+    box = page.locator("#question textarea")
+    box.fill(LLM_QUESTION)
+    box.press("Enter")
+    cards = page.locator(".source-card")
+    expect(cards.first).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+
+    areas = page.locator(".source-card .card-meta > span:first-child").all_inner_texts()
+    assert areas, "no card shows an area"
+    assert set(areas) == {LLM_AREA}, areas
+    page.close()
+
+
+def test_malformed_upload_shows_its_error_and_keeps_the_good_record(
+    browser: Browser, served: Served, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    upload = tmp_path / "mixed.jsonl"
+    upload.write_text(json.dumps(GOOD_RECORD) + "\n{broken json\n", encoding="utf-8")
+    page, _ = open_page(browser, served, [])
+    page.get_by_role("tab", name="Library").click()
+    expect(page.locator("#stats")).to_contain_text("papers")
+
+    page.locator("#upload input[type=file]").set_input_files(str(upload))
+
+    result = page.locator("#ingested")
+    expect(result).to_contain_text("mixed.jsonl: 1 added", timeout=ANSWER_TIMEOUT_MS)
+    expect(result).to_contain_text("mixed.jsonl:2: invalid JSON")
+    page.get_by_label("Search papers").fill("puffin")
+    expect(page.locator("#papers")).to_contain_text("Counting Puffins from Orbit")
+    # The sidebar's area choices now include the new paper's area.
+    page.locator("#area input").click()
+    expect(page.get_by_role("option", name="Ornithology")).to_be_attached()
+    page.close()
+
+
 def test_gradio_client_gets_a_cited_answer(served: Served) -> None:
     from gradio_client import Client
 
@@ -128,3 +210,8 @@ def test_gradio_client_gets_a_cited_answer(served: Served) -> None:
     assert 'href="#source-1">[1]</a>' in text
     assert 'id="source-1"' in cards
     assert "Wei Ju" in cards
+
+    text, suggestions, bib = client.predict(CLAIM, "pandoc", api_name="/cite_draft")
+    assert text.startswith(CLAIM.rstrip(".")) and "[@ju_icgnn" in text
+    assert "ju_icgnn" in suggestions
+    assert "ju_icgnn" in Path(bib).read_text(encoding="utf-8")

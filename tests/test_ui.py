@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import ui
+import ui_tabs
 from rag import api
 from rag.errors import ConfigError
 from rag.index import Index
@@ -204,3 +205,134 @@ def test_non_loopback_host_without_auth_is_refused(tmp_path: Path) -> None:
     assert options["server_name"] == "0.0.0.0"
     assert ui.launch_options(Settings(host="localhost"))["auth"] is None
     assert ui.launch_options(Settings(host="::1"))["auth"] is None
+
+
+# -- copy-BibTeX, exports, Cite my draft, Library (the plain functions the app wires up)
+
+GOOD_RECORD = {
+    "authors": ["Zoe Quillfeather"],
+    "area": "Ornithology",
+    "title": "Counting Puffins from Orbit",
+    "abstract": "We count puffin colonies on sea cliffs from satellite images of the coast.",
+}
+
+
+def test_card_has_its_bibtex_escaped_with_a_copy_button() -> None:
+    paper = Paper.create(
+        authors=["Ann Lee"], abstract="An abstract.", title=f"Title {SCRIPT}",
+        citation_key="lee2024title",
+    )  # fmt: skip
+    card = ui.render_card(Hit(paper, 1, 0.5, "", 0.7), n=1)
+
+    bib = re.search(r'<details class="card-bib">.*?<pre>(.*?)</pre></details>', card, re.S)
+    assert bib, card
+    assert 'class="copy-bib"' in card
+    assert bib.group(1).startswith("@") and "lee2024title" in bib.group(1)
+    assert "<script" not in card
+
+
+def test_chat_hands_each_final_answer_to_on_answer(seed_index: Index, settings: Settings) -> None:
+    got: list = []
+    list(ui.chat(QUESTION, [], index=seed_index, settings=settings, backend="extractive",
+                 on_answer=got.append))  # fmt: skip
+
+    assert len(got) == 1
+    assert got[0].question == QUESTION
+    assert got[0].citations
+
+
+def test_conversation_exports_hold_questions_answers_and_cited_papers(
+    seed_index: Index, settings: Settings
+) -> None:
+    first = api.ask(QUESTION, index=seed_index, settings=settings, backend="extractive")
+    second = api.ask(OFF_TOPIC, index=seed_index, settings=settings, backend="extractive")
+    turns = [first, second]
+
+    md = ui_tabs.conversation_markdown(turns)
+    assert f"## 1. {QUESTION}" in md
+    assert f"## 2. {OFF_TOPIC}" in md
+    assert first.answer in md
+    key = first.citations[0].hit.paper.citation_key
+    assert f"- [1] [@{key}]" in md
+    assert "Wei Ju" in md
+
+    bib = ui_tabs.conversation_bibtex(turns)
+    cited = {c.hit.paper.citation_key for c in first.citations}
+    assert {k for k in cited if f"{{{k}," in bib} == cited
+    assert bib.count("\n@") + bib.startswith("@") == len(cited)  # once each
+    assert ui_tabs.conversation_bibtex([second]) == ""
+
+
+def test_cite_my_draft_inserts_keys_and_says_when_nothing_supports(
+    seed_index: Index, tmp_path: Path
+) -> None:
+    paper = next(p for p in api.list_papers(index=seed_index) if "Wei Ju" in p.authors)
+    claim = paper.abstract.split(". ")[0].strip().rstrip(".") + "."
+    draft = f"{claim} Sourdough bread needs rye flour and a warm kitchen."
+
+    text, shown, bib = ui_tabs.cite_draft_view(draft, "pandoc", index=seed_index)
+
+    assert f"@{paper.citation_key}" in text
+    assert text.index(f"@{paper.citation_key}") < text.index("Sourdough")
+    assert "No paper" in shown.split("Sourdough")[1]
+    assert bib is not None and Path(bib).name == "draft.bib"
+    assert paper.citation_key in Path(bib).read_text(encoding="utf-8")
+
+    latex, _, _ = ui_tabs.cite_draft_view(claim, "latex", index=seed_index)
+    assert f"\\cite{{{paper.citation_key}" in latex
+    empty = ui_tabs.cite_draft_view("  ", "latex", index=seed_index)
+    assert empty[0] == "" and empty[2] is None
+
+
+def test_library_lists_searches_and_counts_the_papers(seed_index: Index) -> None:
+    papers = api.list_papers(index=seed_index)
+    rows = ui_tabs.library_rows(papers)
+    assert len(rows) == len(papers)
+    assert rows[0][0] == papers[0].citation_key
+
+    found = ui_tabs.library_rows(papers, "wei ju")
+    by_key = {p.citation_key: p for p in papers}
+    assert found and all("Wei Ju" in by_key[str(r[0])].authors for r in found)
+    assert len(found) > sum(str(r[2]).startswith("Wei Ju") for r in found)  # not only first
+    assert ui_tabs.library_rows(papers, "no such words anywhere") == []
+
+    stats = ui_tabs.render_stats(api.stats(index=seed_index))
+    chunks = seed_index.store.chunk_count()
+    assert chunks > len(papers)  # long abstracts are cut into several passages
+    assert f"**{len(papers)}** papers" in stats and f"**{chunks}** chunks" in stats
+    assert f"**{len({p.area for p in papers if p.area})}** research areas" in stats
+
+
+def test_upload_adds_good_records_and_names_each_bad_file_and_line(
+    seed_index: Index, tmp_path: Path
+) -> None:
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(json.dumps(GOOD_RECORD) + "\n{broken json\n", encoding="utf-8")
+    wrong = tmp_path / "notes.pdf"
+    wrong.write_bytes(b"%PDF-1.4")
+    big = tmp_path / "big.jsonl"
+    big.write_text(json.dumps(GOOD_RECORD) + "\n", encoding="utf-8")
+    before = len(api.list_papers(index=seed_index))
+
+    shown = ui_tabs.ingest_uploads([str(mixed), str(wrong)], index=seed_index)
+
+    assert "mixed.jsonl: 1 added" in shown
+    assert "mixed.jsonl:2: invalid JSON" in shown
+    assert str(tmp_path) not in shown  # the temporary upload folder is not shown
+    assert "notes.pdf: not added" in shown
+    assert len(api.list_papers(index=seed_index)) == before + 1
+    assert any(p.title == GOOD_RECORD["title"] for p in api.list_papers(index=seed_index))
+
+    too_big = ui_tabs.ingest_uploads([str(big)], index=seed_index, max_mb=0.00001)
+    assert "big.jsonl: not added" in too_big and "limit per file" in too_big
+
+
+def test_remove_by_key_and_unknown_key_error(seed_index: Index) -> None:
+    paper = api.list_papers(index=seed_index)[0]
+
+    shown = ui_tabs.remove_paper(paper.citation_key, index=seed_index)
+
+    assert f"Removed {paper.citation_key}" in shown
+    assert paper.citation_key not in {p.citation_key for p in api.list_papers(index=seed_index)}
+    again = ui_tabs.remove_paper(paper.citation_key, index=seed_index)
+    assert "Error:" in again and paper.citation_key in again

@@ -1,0 +1,94 @@
+"""The chat UI's look and page script: CSS and JS constants passed to `launch()`."""
+
+from __future__ import annotations
+
+CSS = """
+#intro h2 { margin-bottom: 0.2rem; }
+#intro p { color: var(--body-text-color-subdued); margin-top: 0; }
+#chat a.cite {
+  color: var(--color-accent); font-weight: 600; text-decoration: none; padding: 0 1px;
+}
+#chat button.example {
+  border: 1px solid var(--border-color-primary); border-radius: 10px;
+  background: var(--background-fill-secondary);
+}
+#chat button.example:hover { border-color: var(--color-accent); }
+#chat a.cite:hover { text-decoration: underline; }
+.hint p { font-size: 0.85rem; color: var(--body-text-color-subdued); }
+.sources h3 { font-size: 1rem; margin: 0.5rem 0 0; }
+.sources-for { color: var(--body-text-color-subdued); font-size: 0.85rem; margin: 0 0 0.75rem; }
+.sources-empty { color: var(--body-text-color-subdued); font-size: 0.9rem; padding: 0.5rem 0; }
+.source-card {
+  border: 1px solid var(--border-color-primary); border-radius: 10px;
+  background: var(--block-background-fill); padding: 0.9rem 1.1rem; margin-bottom: 0.75rem;
+  scroll-margin-top: 1rem; transition: box-shadow 0.3s;
+}
+.source-card.flash { box-shadow: 0 0 0 3px var(--color-accent-soft, #c7d2fe); }
+.card-head { font-weight: 600; font-size: 1rem; margin-bottom: 0.25rem; }
+.card-head .badge { color: var(--color-accent); margin-right: 0.25rem; }
+.card-head .derived {
+  font-weight: 400; font-size: 0.75rem; color: var(--body-text-color-subdued);
+  border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px;
+  margin-left: 0.4rem; vertical-align: middle;
+}
+.card-authors { font-size: 0.9rem; margin-bottom: 0.25rem; }
+.card-meta {
+  display: flex; flex-wrap: wrap; gap: 0.35rem 1rem; font-size: 0.8rem;
+  color: var(--body-text-color-subdued); margin-bottom: 0.5rem;
+}
+.card-meta .unknown { font-style: italic; }
+.source-card summary { cursor: pointer; font-size: 0.85rem; color: var(--color-accent); }
+.source-card details[open] summary { margin-bottom: 0.4rem; }
+.card-abstract { font-size: 0.9rem; line-height: 1.55; margin: 0; }
+.card-bib { margin-top: 0.5rem; }
+.card-bib pre {
+  font-size: 0.75rem; white-space: pre-wrap; background: var(--background-fill-secondary);
+  padding: 0.5rem; border-radius: 6px; margin: 0.3rem 0;
+}
+.copy-bib {
+  font-size: 0.75rem; border: 1px solid var(--border-color-primary); border-radius: 6px;
+  padding: 1px 8px; background: var(--background-fill-primary); cursor: pointer;
+}
+.draft-sentence {
+  border-left: 3px solid var(--color-accent); padding: 0.2rem 0.8rem; margin: 0.6rem 0;
+}
+.draft-sentence.unsupported { border-left-color: var(--border-color-primary); }
+.draft-sentence .why { color: var(--body-text-color-subdued); font-size: 0.85rem; }
+.draft-sentence ul { margin: 0.2rem 0 0 1rem; font-size: 0.9rem; }
+.ingest-result .bad { color: #b91c1c; }
+.ingest-result .good { color: #15803d; }
+.card-abstract mark { background: #fde68a; color: #1f2937; padding: 0 2px; border-radius: 3px; }
+"""
+
+# A click on a card's Copy button puts its BibTeX on the clipboard (loopback is a secure
+# context). A click on an answer's [n] scrolls its card into view (and briefly outlines it)
+# instead of letting the chat's link handling open the fragment in a new tab.
+JS = """
+() => {
+  document.addEventListener("click", (event) => {
+    const copy = event.target.closest ? event.target.closest("button.copy-bib") : null;
+    if (copy) {
+      const text = copy.closest("details").querySelector("pre").textContent;
+      event.preventDefault();
+      const done = () => {
+        copy.textContent = "Copied";
+        setTimeout(() => { copy.textContent = "Copy"; }, 1500);
+      };
+      if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, () => {});
+      return;
+    }
+    const link = event.target.closest ? event.target.closest("a[href*='#source-']") : null;
+    if (!link) return;
+    const id = decodeURIComponent(new URL(link.href, location.href).hash.slice(1));
+    const card = document.getElementById(id);
+    if (!card) return;
+    event.preventDefault();
+    event.stopPropagation();
+    card.scrollIntoView({ behavior: "smooth", block: "center" });
+    card.classList.remove("flash");
+    void card.offsetWidth;
+    card.classList.add("flash");
+    setTimeout(() => card.classList.remove("flash"), 1500);
+  }, true);
+}
+"""
