@@ -1,8 +1,12 @@
-"""How a paper is cut into passages for the dense index.
+"""How a paper is cut into passages for the dense index, and the text BM25 indexes for it.
 
 Abstracts are 150-350 words, and all-MiniLM-L6-v2 reads at most 256 word pieces (about 180
 words), so a long abstract is cut into overlapping windows of whole sentences; each window is
 prefixed with the title when there is one, so that every passage knows what the paper is about.
+
+Measured on SciFact train (nDCG@10, the best passage's cosine per paper): 120-word windows
+0.683 alone and 0.746 fused with BM25; the whole paper as one text (cut at 256 word pieces)
+0.660 and 0.737; 80-word windows 0.696 and 0.744; single sentences 0.658 and 0.737.
 """
 
 from __future__ import annotations
@@ -15,8 +19,12 @@ OVERLAP_SENTENCES = 1
 
 
 def paper_text(paper: Paper) -> str:
-    """Return the text that represents a whole paper (title, then abstract)."""
-    return f"{paper.title}. {paper.abstract}" if paper.title else paper.abstract
+    """Return the text BM25 indexes for a paper: title, abstract, research area and authors.
+
+    Area and authors are there so that a query naming a field or a person finds its papers.
+    """
+    parts = [paper.title, paper.abstract, paper.area, ", ".join(paper.authors)]
+    return ". ".join(p for p in parts if p)
 
 
 def chunk_paper(

@@ -17,13 +17,15 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 
+# Part of every fingerprint: bump it when the tokenization or the indexed text changes, so that
+# an index saved by an older version is rebuilt instead of being trusted.
+FORMAT = "bm25s-2"  # 2: area and authors indexed too
+
+
 def fingerprint(ids: Collection[str]) -> str:
-    """Return a digest of a set of paper ids (order does not matter)."""
-    digest = hashlib.sha256()
-    for pid in sorted(ids):
-        digest.update(pid.encode())
-        digest.update(b"\n")
-    return digest.hexdigest()
+    """Return a digest of a set of paper ids (order does not matter) and of the index format."""
+    text = "\n".join([FORMAT, *sorted(ids)])
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _stemmer():  # type: ignore[no-untyped-def]
@@ -40,6 +42,7 @@ class BM25Index:
         self._model = model
         self._stem = _stemmer()
         self.fingerprint = fingerprint(self.ids)
+        self._positions = {pid: i for i, pid in enumerate(self.ids)}
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str]) -> BM25Index:
@@ -80,25 +83,45 @@ class BM25Index:
             return None
         return cls(meta["ids"], model)
 
-    def search(
-        self, query: str, k: int, allowed: Collection[str] | None = None
-    ) -> list[tuple[str, float]]:
-        """Return up to `k` (paper_id, score) pairs with a positive score, best first."""
+    def position(self, paper_id: str) -> int | None:
+        """Return the row of `paper_id` in `scores`, or None when it is not indexed."""
+        return self._positions.get(paper_id)
+
+    def scores(self, query: str, allowed: Collection[str] | None = None) -> np.ndarray:
+        """Return the BM25 score of every paper for `query` (rows as in `ids`; 0 when barred)."""
         import bm25s
 
-        if self._model is None or k <= 0:
-            return []
+        empty = np.zeros(len(self.ids), dtype=np.float32)
+        if self._model is None:
+            return empty
         q = bm25s.tokenize(
             [query], stopwords="en", stemmer=self._stem, return_ids=False, show_progress=False
         )
         vocab = self._model.vocab_dict  # type: ignore[attr-defined]
         terms = [t for t in q[0] if t in vocab]
         if not terms:
-            return []
-        scores = np.asarray(self._model.get_scores(terms))  # type: ignore[attr-defined]
+            return empty
+        scores = np.asarray(self._model.get_scores(terms), dtype=np.float32)  # type: ignore[attr-defined]
         if allowed is not None:
-            allowed_set = set(allowed)
-            mask = np.fromiter((pid in allowed_set for pid in self.ids), bool, len(self.ids))
+            rows = [i for pid in allowed if (i := self._positions.get(pid)) is not None]
+            mask = np.zeros(len(self.ids), dtype=bool)
+            mask[rows] = True
             scores = np.where(mask, scores, 0.0)
-        top = np.argsort(-scores, kind="stable")[:k]
-        return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
+        return scores
+
+    @staticmethod
+    def top(scores: np.ndarray, k: int) -> list[int]:
+        """Return the rows of the `k` best positive scores, best first (ties by row)."""
+        if k <= 0 or not scores.size:
+            return []
+        k = min(k, scores.size)
+        rows = np.argpartition(-scores, k - 1)[:k]
+        rows = rows[np.lexsort((rows, -scores[rows]))]
+        return [int(i) for i in rows if scores[i] > 0]
+
+    def search(
+        self, query: str, k: int, allowed: Collection[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """Return up to `k` (paper_id, score) pairs with a positive score, best first."""
+        scores = self.scores(query, allowed)
+        return [(self.ids[i], float(scores[i])) for i in self.top(scores, k)]

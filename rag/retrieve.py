@@ -1,4 +1,9 @@
-"""Paper-level search: dense passages and BM25 fused by reciprocal rank, with filters."""
+"""Paper-level search: dense passages and BM25, fused by a weighted sum of scores, with filters.
+
+Measured on SciFact train (bench/retrieval.py): the weighted sum of the best passage's cosine
+and the BM25 score relative to the query's best beats reciprocal rank fusion of the same two
+lists by about 0.025 nDCG@10, because it keeps how much better the first hits are than the rest.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag.errors import FilterMatchesNothingError
+from rag.errors import ConfigError, FilterMatchesNothingError
 from rag.index import Index
 from rag.records import Hit, Paper
 from rag.text import fold
 
-RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al., 2009)
-DENSE_PASSAGES = 100  # passages read from Chroma per query before grouping by paper
-CANDIDATES = 100  # papers taken from each side before fusion
+RETRIEVERS = ("hybrid", "dense", "bm25")
+LEXICAL_WEIGHT = 0.3  # share of BM25 in the fused score (0.3 on either half of SciFact train)
+DENSE_PASSAGES = 200  # passages read from Chroma per query before grouping by paper
+CANDIDATES = 100  # papers taken from the BM25 side before fusion
+PASSAGES_PER_PAPER = 8  # enough to reach every passage of the papers asked for
 
 
 @dataclass(frozen=True)
@@ -65,22 +72,59 @@ def allowed_papers(index: Index, filters: Filters | None) -> set[str] | None:
 
 def _dense(
     index: Index, query_vector: np.ndarray, allowed: Collection[str] | None
-) -> tuple[list[str], dict[str, tuple[float, str]]]:
-    """Return paper ids by best passage, and each paper's (similarity, passage)."""
+) -> dict[str, tuple[float, str]]:
+    """Return each paper's best passage among the nearest ones: (cosine, passage text)."""
     best: dict[str, tuple[float, str]] = {}
     for match in index.store.query(query_vector, DENSE_PASSAGES, allowed):
         if match.paper_id not in best or match.similarity > best[match.paper_id][0]:
             best[match.paper_id] = (match.similarity, match.text)
-    ranked = sorted(best, key=lambda pid: -best[pid][0])
-    return ranked[:CANDIDATES], best
+    return best
 
 
-def _fuse(rankings: list[list[str]]) -> dict[str, float]:
-    scores: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, pid in enumerate(ranking, start=1):
-            scores[pid] = scores.get(pid, 0.0) + 1.0 / (RRF_K + rank)
-    return scores
+def _best_passages(
+    index: Index, query_vector: np.ndarray, paper_ids: list[str]
+) -> dict[str, tuple[float, str]]:
+    """Return the best passage of each of a few papers (one query restricted to them)."""
+    if not paper_ids:
+        return {}
+    best: dict[str, tuple[float, str]] = {}
+    for match in index.store.query(query_vector, PASSAGES_PER_PAPER * len(paper_ids), paper_ids):
+        if match.paper_id not in best or match.similarity > best[match.paper_id][0]:
+            best[match.paper_id] = (match.similarity, match.text)
+    return best
+
+
+def _fuse(
+    index: Index,
+    query: str,
+    passages: dict[str, tuple[float, str]],
+    allowed: Collection[str] | None,
+) -> dict[str, float]:
+    """Return the fused score of every candidate paper of either side.
+
+    The score is a convex mix: the cosine of the paper's best passage, plus `LEXICAL_WEIGHT`
+    times its BM25 score divided by the best BM25 score of the query. Cosines are already on a
+    common scale across queries, BM25 scores are not; the division puts them on one.
+    """
+    bm25 = index.bm25()
+    raw = bm25.scores(query, allowed)
+    best = float(raw.max()) if raw.size else 0.0
+
+    def lexical(pid: str) -> float:
+        row = bm25.position(pid)
+        return float(raw[row]) / best if row is not None and best > 0 else 0.0
+
+    dense = {pid: sim for pid, (sim, _) in passages.items()}
+    # A paper found by BM25 alone has no passage among the DENSE_PASSAGES nearest, so its best
+    # cosine is at most that of the weakest paper read: that bound stands in for it (as good as
+    # fetching its exact passage on SciFact, and no second query).
+    floor = min(dense.values(), default=0.0)
+    for row in bm25.top(raw, CANDIDATES):
+        dense.setdefault(bm25.ids[row], floor)
+    return {
+        pid: (1 - LEXICAL_WEIGHT) * sim + LEXICAL_WEIGHT * lexical(pid)
+        for pid, sim in dense.items()
+    }
 
 
 def search(
@@ -100,30 +144,31 @@ def search(
         retriever: "hybrid" (dense + BM25, fused), "dense" or "bm25".
         filters: restrictions every returned paper satisfies.
 
+    Returns:
+        Hits whose `relevance` is the cosine similarity of the paper's best passage, whichever
+        retriever found it (abstention looks at it), and whose `snippet` is that passage.
+
     Raises:
+        ConfigError: `retriever` is not one of the three.
         FilterMatchesNothingError: the filter matches no paper.
     """
+    if retriever not in RETRIEVERS:
+        raise ConfigError(f"Unknown retriever {retriever!r}: use one of {', '.join(RETRIEVERS)}.")
     allowed = allowed_papers(index, filters)
     query_vector = index.embedder.embed([query])[0]
-    dense_ids, passages = _dense(index, query_vector, allowed) if retriever != "bm25" else ([], {})
-    lexical = index.bm25().search(query, CANDIDATES, allowed) if retriever != "dense" else []
+    passages = _dense(index, query_vector, allowed) if retriever != "bm25" else {}
     if retriever == "dense":
-        scores = {pid: passages[pid][0] for pid in dense_ids}
+        scores = {pid: sim for pid, (sim, _) in passages.items()}
     elif retriever == "bm25":
-        scores = dict(lexical)
+        scores = dict(index.bm25().search(query, k, allowed))
     else:
-        scores = _fuse([dense_ids, [pid for pid, _ in lexical]])
-    top = sorted(scores, key=lambda pid: -scores[pid])[:k]
-    # Relevance for abstention is always a cosine, whichever side found the paper.
-    missing = [pid for pid in top if pid not in passages]
-    paper_vectors = index.store.paper_embeddings(missing)
+        scores = _fuse(index, query, passages, allowed)
+    top = sorted(scores, key=lambda pid: (-scores[pid], pid))[:k]
+    passages.update(_best_passages(index, query_vector, [p for p in top if p not in passages]))
     hits = []
     for rank, pid in enumerate(top, start=1):
         paper = index.papers[pid]
-        if pid in passages:
-            relevance, snippet = passages[pid]
-        else:
-            relevance, snippet = float(paper_vectors[pid] @ query_vector), paper.abstract
+        relevance, snippet = passages.get(pid, (0.0, paper.abstract))
         hits.append(Hit(paper, rank, scores[pid], _shorten(snippet), relevance))
     return hits
 

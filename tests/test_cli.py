@@ -171,3 +171,27 @@ def test_ask_format_bibtex_prints_the_answers_references(
     library = bibtexparser.parse_string(result.stdout)
     assert [e.key for e in library.entries] == ["ju_icgnn"]
     assert "title" not in library.entries[0].fields_dict  # the seeds have no titles
+
+
+@pytest.mark.slow
+def test_eval_on_a_tiny_beir_folder(runner: CliRunner, tmp_path: Path) -> None:
+    data = tmp_path / "tiny"
+    (data / "qrels").mkdir(parents=True)
+    docs = {"d1": "graph neural networks with noisy labels", "d2": "sourdough bread baking"}
+    (data / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": i, "title": "", "text": t}) + "\n" for i, t in docs.items())
+    )
+    (data / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "noisy graph labels"}))
+    (data / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    run = tmp_path / "run.txt"
+    result = invoke(runner, tmp_path / "idx", "eval", str(data), "--json", "--run-out", str(run))
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout)
+    assert metrics["nDCG@10"] == 1.0 and metrics["MRR@10"] == 1.0 and metrics["queries"] == 1
+    assert run.read_text().split()[:4] == ["q1", "Q0", "d1", "1"]
+
+
+def test_eval_names_the_missing_file(runner: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = invoke(runner, tmp_path / "idx", "eval", str(tmp_path / "empty"))
+    assert result.exit_code == 1 and "corpus.jsonl" in result.output
