@@ -465,16 +465,29 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
 
 
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--support-only",
+        action="store_true",
+        help="redo the support part; keep the abstention part of bench/results/calibration.json",
+    )
+    args = parser.parse_args()
     started = time.perf_counter()
     seed_index = open_index(CACHE / "bench-seeds", ROOT / "seeds")
-    scifact_index = None
-    if SCIFACT.is_dir():
-        scifact_index = open_index(CACHE / "bench-scifact", SCIFACT / "corpus.jsonl")
-    else:
-        print(f"SciFact not found at {SCIFACT}: its parts are skipped.", file=sys.stderr)
     support = calibrate_support(seed_index)
-    abstention = calibrate_abstention(seed_index, scifact_index)
-    abstention["chosen"] = choose_min_relevance(abstention)
+    if args.support_only:
+        previous = json.loads((RESULTS / "calibration.json").read_text(encoding="utf-8"))
+        abstention = previous["abstention"]
+    else:
+        scifact_index = None
+        if SCIFACT.is_dir():
+            scifact_index = open_index(CACHE / "bench-scifact", SCIFACT / "corpus.jsonl")
+        else:
+            print(f"SciFact not found at {SCIFACT}: its parts are skipped.", file=sys.stderr)
+        abstention = calibrate_abstention(seed_index, scifact_index)
+        abstention["chosen"] = choose_min_relevance(abstention)
     data = {
         "support": support,
         "abstention": abstention,

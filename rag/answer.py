@@ -128,9 +128,14 @@ class _Renderer:
 
 
 def _extractive(evidence: list[Evidence], limit: int = 3) -> list[CheckedSentence]:
-    """One best sentence from each of the first papers, cited to it (supported by identity)."""
+    """One best sentence from each of the first papers, cited to it.
+
+    A quoted sentence is its own evidence: its support score is 1 by construction.
+    """
     return [
-        CheckedSentence(ev.best_sentence, (ev.n,), max(ev.scores), True, False, (ev.best_sentence,))
+        CheckedSentence(
+            ev.best_sentence, (ev.n,), 1.0, True, False, (ev.best_sentence,), reason="quoted"
+        )
         for ev in evidence[:limit]
     ]
 
@@ -194,9 +199,13 @@ def answer_stream(
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = _focus_hits(index, query, condensed.papers, hits)
     else:
+        # Abstain when even the best paper is too far; else keep the papers close to the best
+        # (both thresholds calibrated by bench/calibrate.py on exactly this rule).
         best = max((h.relevance for h in hits), default=0.0)
-        floor = max(settings.min_relevance, best * settings.relative_relevance)
-        relevant = [h for h in hits if h.relevance >= floor]
+        floor = best * settings.relative_relevance
+        relevant = (
+            [h for h in hits if h.relevance >= floor] if best >= settings.min_relevance else []
+        )
     evidence = select_evidence(index.embedder, query, relevant, settings.evidence_sentences)
     if not evidence:
         yield prompts.ABSTAIN

@@ -132,6 +132,7 @@ class PaperFacts:
         )
         self.words = {w.lower() for w in _WORD.findall(text)}
         self.pieces = {p for w in self.words for p in re.split(r"[-']", w) if p}
+        self._known = self.words | self.pieces
         self.stems = set(content_stems(text))
         self.numbers = numbers(text)
         words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
@@ -141,7 +142,9 @@ class PaperFacts:
     def knows_name(self, word: str) -> bool:
         """Return whether the paper states the name `word` (or each name-like part of it)."""
         low = word.lower()
-        if low in self.words or (low.endswith("s") and low[:-1] in self.words):
+        known = self._known
+        # Singular and plural both count: "PFN" for "PFNs", "mRNAs" for "mRNA".
+        if low in known or low + "s" in known or (low.endswith("s") and low[:-1] in known):
             return True
         parts = [p for p in re.split(r"[-']", word) if p]
         if len(parts) > 1:
@@ -223,7 +226,10 @@ class CitationChecker:
             # Instruction-like sentences of an abstract never count as support.
             sentences = paper_sentences(ev.hit.paper) or [ev.hit.paper.abstract]
             self._sentences[ev.n] = sentences
-            self._vectors[ev.n] = embedder.embed(sentences)
+            known = ev.vectors
+            if known is None or len(known) != len(sentences):
+                known = embedder.embed(sentences)
+            self._vectors[ev.n] = known
             self._facts[ev.n] = PaperFacts(ev.hit.paper)
 
     def support(self, text: str) -> dict[int, Support]:

@@ -10,7 +10,7 @@ citation marker.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -57,6 +57,9 @@ class Evidence:
     hit: Hit
     sentences: tuple[str, ...]
     scores: tuple[float, ...]  # cosine of each chosen sentence to the question
+    # Every evidence-worthy sentence of the paper and its vector, computed once here and
+    # reused by the citation check (None: not computed).
+    vectors: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def best_sentence(self) -> str:
@@ -84,6 +87,7 @@ def select_evidence(
     chosen, offset = [], 0
     for n, (hit, sentences) in enumerate(per_hit, start=1):
         scores = sims[offset : offset + len(sentences)]
+        paper_vectors = vectors[1 + offset : 1 + offset + len(sentences)]
         offset += len(sentences)
         keep = sorted(np.argsort(-scores)[:per_paper])
         chosen.append(
@@ -92,6 +96,7 @@ def select_evidence(
                 hit=hit,
                 sentences=tuple(sentences[i] for i in keep),
                 scores=tuple(float(scores[i]) for i in keep),
+                vectors=paper_vectors,
             )
         )
     return chosen
