@@ -308,8 +308,8 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
         f"{data['settings']['support_threshold']}, min_relevance "
         f"{data['settings']['min_relevance']}, relative_relevance "
         f"{data['settings']['relative_relevance']}, top_k {data['settings']['top_k']}. "
-        f"The first {data['timed']} seed questions ran {data['repeat']}x, best kept; the 2-core "
-        "CPU was shared with other jobs, so times are upper bounds.",
+        f"With an LLM backend, the first {data['timed']} seed questions ran {data['repeat']}x, "
+        "best kept; the 2-core CPU was shared with other jobs, so times are upper bounds.",
         "",
         "| backend | right paper cited | citations shown | citation precision (copies / "
         "unjudged) | abstain P | abstain R | fallbacks | first token | first sentence | total |",
@@ -355,6 +355,31 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def rejudge(path: Path, manual: dict[tuple[str, str], bool]) -> None:
+    """Apply the hand verdicts to a finished run and rewrite its results.
+
+    Rows of a backend whose server went away mid-run ("cannot reach") are left out of its
+    summary, and the summary says how many questions it covers.
+    """
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for backend in data["backends"]:
+        rows = backend["rows"]
+        for row in rows:
+            for v in row["verdicts"]:
+                if v["judge"] not in ("copy",):
+                    verdict = manual.get((v["key"], v["sentence"]))
+                    v["judge"] = "unjudged" if verdict is None else ("yes" if verdict else "no")
+        served = [r for r in rows if "cannot reach" not in (r["notice"] or "")]
+        summary = summarize(backend["backend"], served)
+        summary["seconds"] = backend.get("seconds")
+        if len(served) < len(rows):
+            summary["backend"] += f" ({len([r for r in served if r['on_topic']])} seed questions)"
+        backend.clear()
+        backend.update(summary)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    write_markdown(data, path.with_suffix(".md"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backends", default="extractive,local,openai")
@@ -364,7 +389,14 @@ def main() -> None:
         "--timed", type=int, default=8, help="seed questions run --repeat times (best kept)"
     )
     parser.add_argument("--out", default="answers")
+    parser.add_argument(
+        "--rejudge", action="store_true", help="apply judged_sentences.jsonl to the last run"
+    )
     args = parser.parse_args()
+    if args.rejudge:
+        manual = {(r["key"], r["sentence"]): bool(r["supported"]) for r in read_jsonl(JUDGED)}
+        rejudge(RESULTS / f"{args.out}.json", manual)
+        return
 
     settings = Settings(index_dir=ROOT / "index_store" / "bench-seeds", temperature=0.0)
     index = Index(settings, create=True)
@@ -442,10 +474,11 @@ def main() -> None:
             f"({result['seconds']} s)",
             flush=True,
         )
-    (RESULTS / f"{args.out}.json").write_text(
-        json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8"
-    )
-    write_markdown(data, RESULTS / f"{args.out}.md")
+        # Written after every backend: a long run stopped midway keeps what it measured.
+        (RESULTS / f"{args.out}.json").write_text(
+            json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8"
+        )
+        write_markdown(data, RESULTS / f"{args.out}.md")
 
 
 if __name__ == "__main__":
