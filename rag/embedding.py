@@ -15,6 +15,7 @@ from rag.errors import ConfigError
 log = logging.getLogger(__name__)
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
+QUERY_TEXTS = 4  # at most this many texts count as a query: embedded on one thread
 
 
 class Embedder(Protocol):
@@ -68,14 +69,25 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        import torch
+
         with self._lock:
-            vectors = self._model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            threads = torch.get_num_threads()
+            # A query (a text or two) runs on one thread: with two threads on a shared 2-core
+            # machine, queries stalled (p50 120-740 ms against 11-34 ms on one thread,
+            # bench/retrieval.py). Batches such as an ingest keep every thread.
+            if len(texts) <= QUERY_TEXTS:
+                torch.set_num_threads(1)
+            try:
+                vectors = self._model.encode(
+                    texts,
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            finally:
+                torch.set_num_threads(threads)
         return np.asarray(vectors, dtype=np.float32)
 
 
