@@ -16,6 +16,7 @@ from typing import Any
 
 __all__ = [
     "Answer",
+    "EvalResult",
     "Filters",
     "Hit",
     "Paper",
@@ -25,6 +26,7 @@ __all__ = [
     "ask_stream",
     "cite",
     "cite_draft",
+    "evaluate",
     "export",
     "get_paper",
     "ingest",
@@ -39,6 +41,8 @@ __all__ = [
 
 _WHERE = {
     "Answer": "rag.answer",
+    "EvalResult": "rag.evaluate",
+    "evaluate": "rag.evaluate",
     "Filters": "rag.retrieve",
     "Hit": "rag.records",
     "Paper": "rag.records",

@@ -1,7 +1,8 @@
 """The BM25 side of the hybrid index (bm25s), persisted beside the Chroma collection.
 
 LlamaIndex's docstore stays empty when vectors live in Chroma, so this index is kept by us: it is
-rebuilt from the paper collection whenever its fingerprint (the set of paper ids) is stale.
+rebuilt from the paper collection whenever its fingerprint (the set of paper ids and the index
+format) is stale.
 """
 
 from __future__ import annotations
