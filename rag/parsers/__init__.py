@@ -2,6 +2,8 @@
 
 Each format is one module with `parse(path) -> Iterator[Paper | ParseError]`, registered in
 `PARSERS`. A bad file or record becomes a `ParseError` in the result, never an exception.
+Files are read in bounded memory (`rag.parsers.reading`) and records held to size caps
+(`rag.parsers.limits`), so a huge or absurd file is reported, not loaded.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import ParseError
-from rag.parsers import arxiv, bibtex, csv_table, jsonl, seed_page
+from rag.parsers import arxiv, bibtex, csv_table, jsonl, limits, seed_page
 from rag.records import Paper
 
 Parser = Callable[[Path], Iterator[Paper | ParseError]]
@@ -28,6 +30,7 @@ _BY_EXTENSION = {".bib": "bibtex", ".bibtex": "bibtex", ".csv": "csv", ".tsv": "
 _JSON_EXTENSIONS = {".jsonl", ".ndjson", ".json"}  # our schema, BEIR, or the arXiv snapshot
 _SNIFFED_EXTENSIONS = {"", ".txt", ".text", ".md"}
 _SNIFF_BYTES = 65536
+MAX_ERRORS_PER_FILE = 100  # past this, the file is surely in another format: stop reading
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,53 @@ def _arxiv_lines(path: Path) -> bool:
     return arxiv.looks_like(head)
 
 
+def iter_path(path: Path, fmt: str | None = None) -> Iterator[Paper | ParseError]:
+    """Parse one file lazily into papers and errors, in file order.
+
+    Every paper is held to the caps of `rag.parsers.limits`; one over a cap becomes a
+    `ParseError` at its line. After `MAX_ERRORS_PER_FILE` errors the rest of the file is
+    skipped, with one more error saying so.
+
+    Args:
+        path: the file.
+        fmt: a key of `PARSERS`; detected with `detect_format` when None.
+
+    Returns:
+        An iterator of papers and `ParseError`s: one per unreadable file or record (a
+        missing, empty, binary or non-UTF-8 file, an unknown format, a bad record).
+    """
+    found = False
+    errors = 0
+    try:
+        _check_text_file(path)
+        fmt = fmt or detect_format(path)
+        if fmt not in PARSERS:
+            known = ", ".join(sorted(PARSERS))
+            raise ParseError(str(path), f"unknown format '{fmt}': use one of {known}")
+        for item in PARSERS[fmt](path):
+            found = True
+            if isinstance(item, Paper) and (reason := limits.check(item)):
+                item = ParseError(str(path), reason, _line_of(item))
+            if isinstance(item, ParseError):
+                errors += 1
+                if errors > MAX_ERRORS_PER_FILE:
+                    reason = (
+                        f"more than {MAX_ERRORS_PER_FILE} bad records: the rest of the file "
+                        "is skipped (is it in the format its name says?)"
+                    )
+                    yield ParseError(str(path), reason)
+                    return
+            yield item
+    except ParseError as exc:
+        found = True
+        yield exc
+    except OSError as exc:
+        found = True
+        yield ParseError(str(path), f"cannot read the file: {exc.strerror or exc}")
+    if not found:
+        yield ParseError(str(path), "no papers found in this file")
+
+
 def parse_path(path: Path, fmt: str | None = None) -> ParseResult:
     """Parse one file into papers, collecting what could not be read as errors.
 
@@ -138,29 +188,21 @@ def parse_path(path: Path, fmt: str | None = None) -> ParseResult:
         fmt: a key of `PARSERS`; detected with `detect_format` when None.
 
     Returns:
-        The papers in file order, and one `ParseError` per unreadable file or record (a
-        missing, empty, binary or non-UTF-8 file, an unknown format, a bad record).
+        The papers in file order, and the errors, as `iter_path` gives them.
     """
     papers: list[Paper] = []
     errors: list[ParseError] = []
-    try:
-        _check_text_file(path)
-        fmt = fmt or detect_format(path)
-        if fmt not in PARSERS:
-            known = ", ".join(sorted(PARSERS))
-            raise ParseError(str(path), f"unknown format '{fmt}': use one of {known}")
-        for item in PARSERS[fmt](path):
-            if isinstance(item, Paper):
-                papers.append(item)
-            else:
-                errors.append(item)
-    except ParseError as exc:
-        errors.append(exc)
-    except OSError as exc:
-        errors.append(ParseError(str(path), f"cannot read the file: {exc.strerror or exc}"))
-    if not papers and not errors:
-        errors.append(ParseError(str(path), "no papers found in this file"))
+    for item in iter_path(path, fmt):
+        if isinstance(item, Paper):
+            papers.append(item)
+        else:
+            errors.append(item)
     return ParseResult(papers, errors)
+
+
+def _line_of(paper: Paper) -> int | None:
+    line = paper.source.rpartition(":")[2]
+    return int(line) if line.isdigit() else None
 
 
 def _head(path: Path) -> bytes:

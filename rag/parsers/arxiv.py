@@ -19,6 +19,7 @@ from rag.errors import ParseError
 from rag.naming import split_authors
 from rag.parsers.bibtex import decode_latex
 from rag.parsers.jsonl import paper_from_record
+from rag.parsers.reading import decode_line, raw_lines
 from rag.records import Paper
 
 KEYS = frozenset({"id", "title", "authors", "abstract", "categories"})
@@ -53,16 +54,18 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
         An iterator of papers and, per bad line, a `ParseError` with its line.
     """
     with path.open("rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if raw.strip():
-                yield _line(raw, number, str(path))
+        for item in raw_lines(fh, str(path), hint="is this an arXiv metadata snapshot?"):
+            if isinstance(item, ParseError):
+                yield item
+            elif item[1].strip():
+                yield _line(item[1], item[0], str(path))
 
 
 def _line(raw: bytes, number: int, path: str) -> Paper | ParseError:
     try:
-        record = json.loads(raw.decode("utf-8-sig" if number == 1 else "utf-8"))
-    except UnicodeDecodeError:
-        return ParseError(path, "invalid UTF-8: re-save the file as UTF-8", number)
+        record = json.loads(decode_line(raw, path, number))
+    except ParseError as exc:
+        return exc
     except json.JSONDecodeError as exc:
         return ParseError(path, f"invalid JSON ({exc.msg}, column {exc.colno})", number)
     try:

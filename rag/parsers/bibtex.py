@@ -5,7 +5,8 @@ Read without a BibTeX library: `@string` macros, `#` concatenation, braced and q
 `rag.export` writes, and the usual hand-written ones). `keywords` become the research area
 (joined with " · ", as the seed pages write areas), `eprint` with `archivePrefix = arXiv` the
 external id. An entry that cannot be read is a `ParseError` at its line; reading goes on with
-the next entry.
+the next entry. The whole file is read at once, so it is capped at
+`rag.parsers.reading.MAX_DOCUMENT_BYTES`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from rag.errors import ParseError
 from rag.export import ACCENTS, LETTERS, SYMBOLS
 from rag.naming import derive_label, family_name
+from rag.parsers.reading import read_document
 from rag.records import Paper
 from rag.text import clean_markup
 
@@ -52,12 +54,10 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
         An iterator of papers and, for each entry that cannot be read or has no abstract, a
         `ParseError` with the entry's (or the bad field's) line.
     """
-    data = path.read_bytes()
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        yield ParseError(str(path), "invalid UTF-8: re-save the .bib file as UTF-8", line)
+        text = read_document(path, "split it into several smaller .bib files")
+    except ParseError as exc:
+        yield exc
         return
     yield from parse_text(text, str(path))
 

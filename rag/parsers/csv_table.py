@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from rag.errors import ParseError
 from rag.parsers.jsonl import paper_from_record
+from rag.parsers.limits import MAX_ABSTRACT_CHARS
+from rag.parsers.reading import text_lines
 from rag.records import Paper
 
 # Our field → header names that mean it, normalized (lower-case letters and digits only).
@@ -33,6 +36,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 _DELIMITERS = ",;\t"
+_HINT = "is this a CSV table?"
 
 
 def _normalize(header: str) -> str:
@@ -68,26 +72,45 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
         An iterator of papers and, per bad row, a `ParseError` with the row's first line; a
         file without an abstract column is one `ParseError` naming the columns it has.
     """
-    data = path.read_bytes()
+    delimiter = "\t" if path.suffix == ".tsv" else None
+    # Split at "\r" too, as a file opened with newline="" would be, for old Mac exports.
+    lines = (part for _, line in text_lines(path, _HINT) for part in io.StringIO(line, newline=""))
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        yield ParseError(str(path), "invalid UTF-8: export the table as UTF-8 CSV", line)
-        return
-    yield from parse_text(text, str(path), delimiter="\t" if path.suffix == ".tsv" else None)
+        yield from parse_lines(lines, str(path), delimiter)
+    except ParseError as exc:
+        yield exc
 
 
 def parse_text(text: str, path: str, delimiter: str | None = None) -> Iterator[Paper | ParseError]:
     """Parse CSV text; the delimiter is sniffed from the header line when not given."""
-    header_line = text.split("\n", 1)[0]
+    return parse_lines(io.StringIO(text, newline=""), path, delimiter)
+
+
+def parse_lines(
+    lines: Iterable[str], path: str, delimiter: str | None = None
+) -> Iterator[Paper | ParseError]:
+    """Parse CSV lines (line breaks kept), read lazily.
+
+    Args:
+        lines: the table's lines.
+        path: the file name used in `Paper.source` and in errors.
+        delimiter: the cell separator; sniffed from the header line when None.
+
+    Returns:
+        An iterator of papers and `ParseError`s, in table order.
+    """
+    lines = iter(lines)
+    header_line = next(lines, "")
     if delimiter is None:
         counts = {d: header_line.count(d) for d in _DELIMITERS}
         delimiter = max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.reader(itertools.chain([header_line], lines), delimiter=delimiter)
     try:
         header = next(reader)
     except StopIteration:
+        return
+    except csv.Error as exc:
+        yield ParseError(path, f"unreadable header row ({exc}): fix its quotes", 1)
         return
     columns = map_columns(header)
     if "abstract" not in columns:
@@ -105,8 +128,13 @@ def parse_text(text: str, path: str, delimiter: str | None = None) -> Iterator[P
         except StopIteration:
             return
         except csv.Error as exc:
-            yield ParseError(path, f"unreadable row ({exc}): fix its quotes", line)
-            return
+            start, line = line, reader.line_num + 1
+            if "field larger than field limit" not in str(exc):
+                yield ParseError(path, f"unreadable row ({exc}): fix its quotes", start)
+                return
+            # The reader starts afresh on the next line, so the rows after it still count.
+            yield ParseError(path, _too_large_cell(), start)
+            continue
         start, line = line, reader.line_num + 1
         if not any(cell.strip() for cell in row):
             continue
@@ -118,6 +146,14 @@ def parse_text(text: str, path: str, delimiter: str | None = None) -> Iterator[P
             yield ParseError(path, reason, start)
             continue
         yield _paper(row, columns, path, start, semicolons_only)
+
+
+def _too_large_cell() -> str:
+    limit = csv.field_size_limit()
+    return (
+        f"a cell is longer than {limit:,} characters, more than any abstract (the cap is "
+        f"{MAX_ABSTRACT_CHARS:,}): the row is skipped; is this the full text?"
+    )
 
 
 def _paper(

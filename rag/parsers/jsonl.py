@@ -1,6 +1,7 @@
 """JSON records of papers: our own schema (`Paper.to_dict()`) and BEIR `corpus.jsonl`.
 
-One record per line (JSON lines), or one JSON array. A BEIR record (`_id`, `title`, `text`,
+One record per line (JSON lines, read a line at a time), or one JSON array (read whole, so
+capped at `rag.parsers.reading.MAX_DOCUMENT_BYTES`). A BEIR record (`_id`, `title`, `text`,
 optional `metadata`) becomes a paper with `external_id` = `_id`, abstract = `text` and no
 authors. A bad record becomes a `ParseError` with its line; the other records still count.
 """
@@ -15,6 +16,7 @@ from typing import IO, Any
 
 from rag.errors import ParseError
 from rag.naming import derive_label, split_authors
+from rag.parsers.reading import decode_line, raw_lines, read_document
 from rag.records import Paper
 from rag.text import clean_markup
 
@@ -22,7 +24,7 @@ _EARLIEST_YEAR = 1600
 
 
 def parse(path: Path) -> Iterator[Paper | ParseError]:
-    """Parse a JSON lines file, or a file holding one JSON array, line by line.
+    """Parse a JSON lines file line by line, or a file holding one JSON array.
 
     Args:
         path: the file.
@@ -31,11 +33,24 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
         An iterator of papers and, for each bad record, a `ParseError` with its line.
     """
     with path.open("rb") as fh:
-        if _first_byte(fh) == b"[":
-            yield from _parse_array(fh.read(), str(path))
+        is_array = _first_byte(fh) == b"["
+        if not is_array:
+            for item in raw_lines(fh, str(path), hint="is this a JSON lines file?"):
+                if isinstance(item, ParseError):
+                    yield item
+                else:
+                    yield from _parse_line(item[1], item[0], str(path))
             return
-        for number, raw in enumerate(fh, start=1):
-            yield from _parse_line(raw, number, str(path))
+    try:
+        text = read_document(
+            path,
+            f"convert it to JSON lines, which are read one at a time: "
+            f"jq -c '.[]' {path.name} > {path.stem}.jsonl",
+        )
+    except ParseError as exc:
+        yield exc
+        return
+    yield from _parse_array(text, str(path))
 
 
 def _first_byte(fh: IO[bytes]) -> bytes:
@@ -46,10 +61,9 @@ def _first_byte(fh: IO[bytes]) -> bytes:
 
 def _parse_line(raw: bytes, number: int, path: str) -> Iterator[Paper | ParseError]:
     try:
-        line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-    except UnicodeDecodeError as exc:
-        reason = f"invalid UTF-8 at byte {exc.start + 1} of the line: re-save the file as UTF-8"
-        yield ParseError(path, reason, number)
+        line = decode_line(raw, path, number)
+    except ParseError as exc:
+        yield exc
         return
     if not line.strip():
         return
@@ -62,14 +76,8 @@ def _parse_line(raw: bytes, number: int, path: str) -> Iterator[Paper | ParseErr
     yield _record(record, path, number)
 
 
-def _parse_array(data: bytes, path: str) -> Iterator[Paper | ParseError]:
+def _parse_array(text: str, path: str) -> Iterator[Paper | ParseError]:
     """Parse `[record, ...]`, tracking each record's line; stop at a syntax error."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        yield ParseError(path, "invalid UTF-8: re-save the file as UTF-8 text", line)
-        return
     decoder = json.JSONDecoder()
     pos = text.index("[") + 1
     line, counted = 1, 0

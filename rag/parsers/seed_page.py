@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.errors import ParseError
 from rag.naming import derive_label, split_authors
+from rag.parsers.limits import MAX_ABSTRACT_CHARS, abstract_too_long
+from rag.parsers.reading import text_lines
 from rag.records import Paper
 from rag.text import clean_markup
 
@@ -28,6 +30,8 @@ _PROSE_WORDS = {
 }  # fmt: skip
 _NAME_END = re.compile(r"(?:[A-Z]\.)+|Jr\.|Sr\.")
 _NO_ABSTRACT = "entry without an abstract: add it or remove the entry"
+# A paragraph this long is over the abstract cap whatever markup it holds: count, don't keep.
+_MAX_PROSE_CHARS = 4 * MAX_ABSTRACT_CHARS
 
 
 def parse(path: Path) -> Iterator[Paper | ParseError]:
@@ -40,14 +44,16 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
         An iterator of papers and, for entries that cannot be read, `ParseError`s carrying
         the file and the entry's first line.
     """
-    data = path.read_bytes()
+    lines = text_lines(path, hint="is this a seed page?")
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        yield ParseError(str(path), "invalid UTF-8: re-save the file as UTF-8 text", line)
-        return
-    yield from parse_text(text, str(path))
+        yield from parse_lines((part for _, line in lines for part in _split(line)), str(path))
+    except ParseError as exc:
+        yield exc
+
+
+def _split(line: str) -> list[str]:
+    """Split one newline-ended line at every line break `str.splitlines` knows."""
+    return line.splitlines() or [""]
 
 
 def looks_like(text: str) -> bool:
@@ -84,8 +90,25 @@ def parse_text(text: str, path: str) -> Iterator[Paper | ParseError]:
     Returns:
         An iterator of papers and `ParseError`s, in page order.
     """
+    return parse_lines(text.splitlines(), path)
+
+
+def parse_lines(lines: Iterable[str], path: str) -> Iterator[Paper | ParseError]:
+    """Parse the lines of a seed page, read lazily.
+
+    Args:
+        lines: the page's lines, without their line breaks.
+        path: the file name used in `Paper.source` and in errors.
+
+    Returns:
+        An iterator of papers and `ParseError`s, in page order.
+    """
     entry: _Entry | None = None
-    for kind, content, line in _paragraphs(text):
+    for kind, content, line in _paragraphs(lines):
+        if kind == "long":
+            yield ParseError(path, abstract_too_long(int(content)), line)
+            entry = None
+            continue
         if kind == "prose":
             if entry is None or not entry.authors:
                 reason = "abstract without an author line before it: add the authors"
@@ -119,31 +142,40 @@ def _paper(entry: _Entry, raw_abstract: str, path: str) -> Paper:
     )
 
 
-def _paragraphs(text: str) -> Iterator[tuple[str, str, int]]:
+def _paragraphs(lines: Iterable[str]) -> Iterator[tuple[str, str, int]]:
     """Yield (kind, text, 1-based line) for each area line, author line and prose paragraph.
 
     Consecutive prose lines (a wrapped abstract) make one paragraph; the page header and
-    blank lines are skipped.
+    blank lines are skipped. A paragraph past `_MAX_PROSE_CHARS` is not kept: it comes as
+    kind "long" with its length as the text.
     """
     prose: list[str] = []
-    prose_line = 0
+    prose_line = prose_chars = 0
     seen_content = False
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         kind = "blank" if not line else _kind(line)
-        if kind != "prose" and prose:
-            yield "prose", " ".join(prose), prose_line
-            prose = []
+        if kind != "prose" and prose_chars:
+            yield _prose(prose, prose_chars, prose_line)
+            prose, prose_chars = [], 0
         if kind == "blank" or (line == HEADER and not seen_content):
             continue
         seen_content = True
         if kind == "prose":
-            prose_line = prose_line if prose else number
-            prose.append(line)
+            prose_line = prose_line if prose_chars else number
+            prose_chars += len(line) + bool(prose_chars)
+            if prose_chars <= _MAX_PROSE_CHARS:
+                prose.append(line)
         else:
             yield kind, line, number
-    if prose:
-        yield "prose", " ".join(prose), prose_line
+    if prose_chars:
+        yield _prose(prose, prose_chars, prose_line)
+
+
+def _prose(lines: list[str], chars: int, number: int) -> tuple[str, str, int]:
+    if chars > _MAX_PROSE_CHARS:
+        return "long", str(chars), number
+    return "prose", " ".join(lines), number
 
 
 def _kind(line: str) -> str:
