@@ -20,11 +20,20 @@ PAPERS_PER_BATCH = 256  # each batch is committed before the next: a killed inge
 
 
 def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
+    """Embed and write `papers` batch by batch; a batch is written while the next one embeds.
+
+    One writer thread commits the batches in order, so a killed ingest still leaves whole
+    batches behind; a write error surfaces before the next batch is handed over.
+    """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from tqdm import tqdm
 
     if not papers:
         return
-    with tqdm(total=len(papers), unit="paper", desc="embedding", disable=not progress) as bar:
+    bar = tqdm(total=len(papers), unit="paper", desc="embedding", disable=not progress)
+    with bar, ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-write") as writer:
+        pending: Future[None] | None = None
         for start in range(0, len(papers), PAPERS_PER_BATCH):
             batch = papers[start : start + PAPERS_PER_BATCH]
             chunks = [(p.id, text) for p in batch for text in chunk_paper(p)]
@@ -32,8 +41,13 @@ def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
             owners = np.array([pid for pid, _ in chunks])
             paper_vectors = np.stack([vectors[owners == p.id].mean(axis=0) for p in batch])
             paper_vectors /= np.linalg.norm(paper_vectors, axis=1, keepdims=True)
-            index.store.add(batch, paper_vectors, chunks, vectors)
-            bar.update(len(batch))
+            if pending is not None:
+                pending.result()
+                bar.update(PAPERS_PER_BATCH)
+            pending = writer.submit(index.store.add, batch, paper_vectors, chunks, vectors)
+        if pending is not None:
+            pending.result()
+            bar.update(len(papers) - bar.n)
 
 
 def ingest(
