@@ -40,10 +40,15 @@ EXAMPLES = [
     "How can large language models be made to reason more reliably?",
     "Which papers study the fairness of machine learning models?",
 ]
-# One answer at a time: the local model is a single llama.cpp context (not thread-safe) on a
-# machine with few cores; queued users see their position instead of a slowed-down answer.
+# Gradio queue (app.queue): answers, draft citations, uploads and removals wait in one line
+# ("index") and run one at a time. The work is CPU-bound on our 2 cores: 20 simultaneous
+# extractive chats ended no sooner with 2 or 4 at a time (1.0-1.4 s either way), the local model
+# serialises on its own lock anyway, and a queued user sees their position instead of a slowed
+# answer. Raise it for a remote OpenAI-compatible endpoint, where answers wait on the network.
 CONCURRENCY = 1
-QUEUE_SIZE = 32
+# Waiting requests beyond this are refused ("Queue is full"): room for 20 users at once twice
+# over, while the last one waits under a minute at the local model's 0.7 s per answer.
+QUEUE_SIZE = 64
 
 _MARKER = re.compile(r"\[(\d+)\]")
 _LINK = re.compile(r'<a class="cite" href="#source-(\d+)">\[\d+\]</a>')
