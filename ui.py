@@ -525,6 +525,7 @@ def main(settings: Settings | None = None) -> None:
     settings = settings or load_settings()
     options = launch_options(settings)  # fail on bad auth before loading anything
     app = build_app(settings)
+    api.open_index(settings).embedder.embed(["warm-up"])  # load the model now, not on a question
     # quiet: Gradio's banner suggests share=True, which this offline app never uses.
     print(f"Serving the chat on http://{settings.host}:{settings.port} (Ctrl+C to stop)")
     app.launch(quiet=True, **options)

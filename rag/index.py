@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rag.chunking import paper_text
-from rag.embedding import Embedder, load_embedder
-from rag.errors import IndexBusyError
+from rag.embedding import Embedder, load_embedder, model_dimension, model_name
+from rag.errors import IndexBusyError, IndexMismatchError
 from rag.lexical import BM25Index, fingerprint
 from rag.records import Paper
 from rag.settings import Settings
@@ -33,21 +33,46 @@ class Index:
         self, settings: Settings, embedder: Embedder | None = None, *, create: bool = False
     ) -> None:
         self.settings = settings
-        self.embedder = embedder or load_embedder(
-            settings.embedding_model, settings.embed_batch_size
-        )
         self.dir = Path(settings.index_dir)
+        self._embedder = embedder
+        self._embedder_lock = threading.Lock()
+        if embedder is not None:
+            name, dim = embedder.name, embedder.dim
+        else:
+            # The model is loaded on first use: listing, removing, a re-ingest that embeds
+            # nothing and every error path then never pay for torch and the weights.
+            name = model_name(settings.embedding_model)
+            dim = model_dimension(settings.embedding_model) or 0
+            if not dim:  # the config does not tell: ask the model itself
+                name, dim = self.embedder.name, self.embedder.dim
         self.store = ChromaStore(
             self.dir,
             settings.collection,
-            self.embedder.name,
-            self.embedder.dim,
+            name,
+            dim,
             chroma_url=settings.chroma_url,
             create=create,
         )
+        self._dim = dim
         self._papers: dict[str, Paper] | None = None
         self._bm25: BM25Index | None = None
         self._lock = threading.RLock()
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedding model of this index, loaded on first use."""
+        with self._embedder_lock:
+            if self._embedder is None:
+                loaded = load_embedder(
+                    self.settings.embedding_model, self.settings.embed_batch_size
+                )
+                if getattr(self, "_dim", loaded.dim) != loaded.dim:
+                    raise IndexMismatchError(
+                        f"The embedding model {loaded.name!r} makes {loaded.dim}-dimensional "
+                        f"vectors, not the {self._dim} its config files say."
+                    )
+                self._embedder = loaded
+            return self._embedder
 
     @property
     def bm25_dir(self) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +51,31 @@ def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
             bar.update(len(papers) - bar.n)
 
 
+@dataclass
+class ParsedFiles:
+    """What a set of files holds: papers by id (first copy wins), files read, and errors."""
+
+    papers: dict[str, Paper] = field(default_factory=dict)
+    files: set[str] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)
+
+    def report(self) -> IngestReport:
+        """The report of an ingest that stored nothing from these files."""
+        return IngestReport(files=len(self.files), errors=tuple(self.errors))
+
+
+def read_files(paths: Sequence[str | Path], fmt: str | None = None) -> ParsedFiles:
+    """Parse the files in `paths` (files or folders); bad files and records become errors."""
+    parsed = ParsedFiles()
+    for path in iter_files([Path(p) for p in paths]):
+        result = parse_path(path.resolve(), fmt)
+        parsed.files.add(str(path.resolve()))
+        parsed.errors.extend(str(e) for e in result.errors)
+        for paper in result.papers:
+            parsed.papers.setdefault(paper.id, paper)
+    return parsed
+
+
 def ingest(
     paths: Sequence[str | Path], index: Index, *, fmt: str | None = None, progress: bool = False
 ) -> IngestReport:
@@ -64,21 +90,17 @@ def ingest(
     Raises:
         IndexBusyError: another process is writing the index.
     """
-    errors: list[str] = []
-    parsed: dict[str, Paper] = {}
-    files_seen: set[str] = set()
-    for path in iter_files([Path(p) for p in paths]):
-        result = parse_path(path.resolve(), fmt)
-        files_seen.add(str(path.resolve()))
-        errors.extend(str(e) for e in result.errors)
-        for paper in result.papers:
-            parsed.setdefault(paper.id, paper)
+    return store_files(read_files(paths, fmt), index, progress=progress)
 
+
+def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> IngestReport:
+    """Bring `index` in line with parsed files: add new papers, drop those the files lost."""
+    parsed = files.papers
     with index.writing():
         index.refresh()
         stored = index.papers
         stale = [
-            pid for pid, p in stored.items() if p.source_file in files_seen and pid not in parsed
+            pid for pid, p in stored.items() if p.source_file in files.files and pid not in parsed
         ]
         taken = {p.citation_key for pid, p in stored.items() if pid not in set(stale)}
         new = assign_keys([p for pid, p in parsed.items() if pid not in stored], taken)
@@ -98,8 +120,8 @@ def ingest(
         updated=len(moved),
         unchanged=len(parsed) - len(new) - len(moved),
         removed=len(stale),
-        files=len(files_seen),
-        errors=tuple(errors),
+        files=len(files.files),
+        errors=tuple(files.errors),
     )
     log.info("ingest: %s", report)
     return report

@@ -33,7 +33,17 @@ class ChunkMatch:
     similarity: float
 
 
+def embedded_index_exists(index_dir: Path) -> bool:
+    """Whether `index_dir` holds an embedded Chroma index (checked without importing Chroma)."""
+    return (index_dir / "chroma.sqlite3").exists()
+
+
 def _client(index_dir: Path, chroma_url: str | None, create: bool) -> Any:
+    if not chroma_url and not create and not embedded_index_exists(index_dir):
+        raise IndexNotFoundError(
+            f"No index at {index_dir}: run `rag ingest seeds/` first "
+            "(or pass --index / set RAG_INDEX_DIR)."
+        )
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -47,11 +57,6 @@ def _client(index_dir: Path, chroma_url: str | None, create: bool) -> Any:
             port=url.port or (443 if url.scheme == "https" else 8000),
             ssl=url.scheme == "https",
             settings=chroma_settings,
-        )
-    if not create and not (index_dir / "chroma.sqlite3").exists():
-        raise IndexNotFoundError(
-            f"No index at {index_dir}: run `rag ingest seeds/` first "
-            "(or pass --index / set RAG_INDEX_DIR)."
         )
     index_dir.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(index_dir), settings=chroma_settings)

@@ -134,6 +134,7 @@ def test_bad_corpus_is_ingested_partially_naming_every_bad_file_and_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr("rag.index.load_embedder", lambda *_, **__: FakeEmbedding())
+    monkeypatch.setattr("rag.index.model_dimension", lambda _: None)  # ask the fake instead
     folder, good, bad = corpus
     runner = CliRunner()
     result = _ingest(runner, tmp_path / "idx", folder)

@@ -1,0 +1,74 @@
+"""Start-up: help, error paths and a re-ingest that embeds nothing never load torch or the model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rag.index import Index
+from rag.ingest import ingest
+from rag.settings import Settings
+from tests.conftest import ROOT, SEEDS
+from tests.fake_embedding import FakeEmbedding
+
+# Runs CLI commands in one fresh interpreter and reports their exit codes, their output and
+# which heavy modules got imported on the way.
+CHILD = """
+import json, sys
+sys.path.insert(0, {root!r})
+from click.testing import CliRunner
+from rag.cli import cli
+results = []
+for args in {commands!r}:
+    result = CliRunner().invoke(cli, args)
+    results.append([result.exit_code, result.output])
+heavy = sorted(m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules)
+print(json.dumps({{"results": results, "heavy": heavy}}))
+"""
+
+
+def run_cli(tmp_path: Path, *commands: list[str]) -> dict:  # type: ignore[type-arg]
+    script = CHILD.format(root=str(ROOT), commands=[list(c) for c in commands])
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+class MiniLMShaped(FakeEmbedding):
+    """A fake with the bundled model's name and size, so the CLI accepts its index."""
+
+    name = "all-MiniLM-L6-v2"
+    dim = 384
+
+
+def test_help_and_error_paths_import_no_model(tmp_path: Path) -> None:
+    missing = str(tmp_path / "none")
+    out = run_cli(
+        tmp_path,
+        ["--help"],
+        ["--index", missing, "search", "graphs"],
+        ["--index", missing, "list"],
+        ["--index", missing, "ingest", str(tmp_path / "no-such-file.jsonl")],
+    )
+    (help_code, help_text), search, listing, ingest_missing = out["results"]
+    assert help_code == 0 and "ingest" in help_text
+    assert search[0] == 1 and "No index at" in search[1]
+    assert listing[0] == 1 and "No index at" in listing[1]
+    assert ingest_missing[0] == 3 and "no-such-file.jsonl: no such file" in ingest_missing[1]
+    assert out["heavy"] == []
+    assert not (tmp_path / "none").exists()  # reading nothing creates no index
+
+
+def test_reingest_of_unchanged_files_loads_no_model(tmp_path: Path) -> None:
+    folder = tmp_path / "index"
+    index = Index(Settings(index_dir=folder), MiniLMShaped(), create=True)
+    first = ingest([SEEDS], index)
+    assert first.added == 40
+
+    out = run_cli(tmp_path, ["--index", str(folder), "ingest", str(SEEDS)])
+    code, text = out["results"][0]
+    assert code == 0 and "0 added" in text and "40 unchanged" in text
+    assert out["heavy"] == []
