@@ -13,10 +13,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+import rag
 from rag.index import Index
 from rag.ingest import ingest, remove
 from rag.retrieve import Filters, search
 from rag.settings import Settings
+from tests.conftest import ROOT
 from tests.fake_embedding import FakeEmbedding
 
 CHROMA = Path(sys.executable).parent / "chroma"
@@ -86,7 +88,56 @@ def test_server_mode_matches_embedded(chroma_url: str, seeds_copy: Path, tmp_pat
             b = search(served, query, k=5, retriever=retriever, filters=filters)
             assert [h.paper.id for h in a] == [h.paper.id for h in b]
 
+    for question in ("Which papers deal with noisy labels on graphs?", "How do auctions learn?"):
+        a, b = (rag.ask(question, index=i, backend="extractive") for i in (embedded, served))
+        assert b.answer == a.answer
+        assert [c.hit.paper.id for c in b.citations] == [c.hit.paper.id for c in a.citations]
+        assert b.abstained == a.abstained
+
     victim = next(iter(served.papers))
     assert remove(served, [victim]) == 1
     reopened = Index(served.settings, FakeEmbedding())
     assert reopened.store.count() == 39 and victim not in reopened.bm25().ids
+
+
+# Another process (a CLI ingest on another machine: its own index folder) adds papers through
+# the same server while this one has the collection open.
+WRITER = """
+import sys
+sys.path.insert(0, {root!r})
+from rag.index import Index
+from rag.ingest import ingest
+from rag.settings import Settings
+from tests.fake_embedding import FakeEmbedding
+index = Index(Settings(index_dir={folder!r}, chroma_url={url!r}), FakeEmbedding(), create=True)
+print(ingest([{corpus!r}], index).added)
+"""
+
+
+def test_a_second_process_writes_while_the_first_reads(
+    chroma_url: str, seeds_copy: Path, tmp_path: Path
+) -> None:
+    reader_settings = Settings(index_dir=tmp_path / "ui", chroma_url=chroma_url)
+    ingest([seeds_copy], Index(reader_settings, FakeEmbedding(), create=True))
+    embedder = FakeEmbedding()
+    reader = rag.api.open_index(reader_settings, embedder=embedder)
+    assert len(reader.papers) == 40
+    assert all(h.paper.authors != ("Ana Ruiz",) for h in rag.search("zeolite", index=reader))
+
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text(
+        '{"authors": ["Ana Ruiz"], "title": "Zeolite catalysis at low temperature", '
+        '"abstract": "We study zeolite catalysis for ammonia synthesis at low temperature."}\n'
+    )
+    script = WRITER.format(
+        root=str(ROOT), folder=str(tmp_path / "cli"), url=chroma_url, corpus=str(extra)
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"
+
+    reader = rag.api.open_index(reader_settings, embedder=embedder)  # what the UI does per request
+    for retriever in ("hybrid", "dense", "bm25"):
+        hits = rag.search("zeolite catalysis", index=reader, k=3, retriever=retriever)
+        assert hits and hits[0].paper.authors == ("Ana Ruiz",)
+    assert len(reader.papers) == 41 and len(reader.bm25().ids) == 41
