@@ -53,17 +53,25 @@ def model_path(model: str) -> Path:
 
 
 def model_name(model: str) -> str:
-    """The name an index records for `model`: the bundled name, or the folder's name."""
+    """Return the name an index records for `model`: the bundled name, or the folder's name."""
     return model if model == BUNDLED_MODEL else Path(model).expanduser().name
 
 
 def model_dimension(model: str) -> int | None:
     """Read the vector size of a sentence-transformers folder from its config, without torch.
 
+    Only the common layout is read: a transformer, then pooling with one mode, optionally
+    normalized, and no `truncate_dim`. Anything else may change the size, so it is left to
+    the loaded model.
+
+    Args:
+        model: the bundled model's name or a folder (see `model_path`).
+
     Returns:
-        The pooling layer's dimension when the modules after it (normalization) keep it; None
-        when the folder has a layer that may change it (a Dense module) or no such config:
-        load the model to know.
+        The dimension, or None when only loading the model can tell.
+
+    Raises:
+        ConfigError: the folder does not exist.
     """
     path = model_path(model)
     try:
@@ -71,9 +79,15 @@ def model_dimension(model: str) -> int | None:
         kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
         if kinds[:2] != ["Transformer", "Pooling"] or set(kinds[2:]) - {"Normalize"}:
             return None
+        top = path / "config_sentence_transformers.json"
+        if top.exists() and json.loads(top.read_text()).get("truncate_dim") is not None:
+            return None
         pooling = json.loads((path / modules[1]["path"] / "config.json").read_text())
+        modes = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v is True]
+        if len(modes) != 1 or "pooling_mode" in pooling:
+            return None
         return int(pooling["word_embedding_dimension"])
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return None
 
 

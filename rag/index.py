@@ -36,6 +36,7 @@ class Index:
         self.dir = Path(settings.index_dir)
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
+        self._dim: int | None = None
         if embedder is not None:
             name, dim = embedder.name, embedder.dim
         else:
@@ -66,10 +67,11 @@ class Index:
                 loaded = load_embedder(
                     self.settings.embedding_model, self.settings.embed_batch_size
                 )
-                if getattr(self, "_dim", loaded.dim) != loaded.dim:
+                if self._dim is not None and self._dim != loaded.dim:
                     raise IndexMismatchError(
                         f"The embedding model {loaded.name!r} makes {loaded.dim}-dimensional "
-                        f"vectors, not the {self._dim} its config files say."
+                        f"vectors, not the {self._dim} this index holds: use the model the "
+                        "index was built with, or ingest into a new --index."
                     )
                 self._embedder = loaded
             return self._embedder

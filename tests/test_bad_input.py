@@ -330,3 +330,28 @@ def test_a_file_of_nothing_but_errors_stops_after_the_cap(tmp_path: Path) -> Non
     assert len(errors) == MAX_ERRORS_PER_FILE + 1
     assert errors[-1].reason.startswith(f"more than {MAX_ERRORS_PER_FILE} bad records")
     assert errors[-1].path == str(path)
+
+
+def test_an_oversized_cell_over_several_lines_ends_the_file_there(tmp_path: Path) -> None:
+    # Starting afresh inside the long quoted cell would read its lines as rows: "Results,
+    # Table 2, ..." must not become a paper titled "Results" by "Table 2".
+    long_cell = ("x" * 70_000 + "\n") + "Results, Table 2, we observe that recall improves\n"
+    long_cell += "y" * 70_000
+    path = tmp_path / "t.csv"
+    path.write_text(
+        f'title,authors,abstract\nOne,Ada Lovelace,"{_abstract("ok")}"\n'
+        f'Two,Ada Lovelace,"{long_cell}"\nThree,Ada Lovelace,"{_abstract("after")}"\n',
+        encoding="utf-8",
+    )
+    result = parse_path(path)
+    assert [p.abstract for p in result.papers] == [_abstract("ok")]
+    (error,) = result.errors
+    assert error.line == 3 and "the rest of the file is skipped" in error.reason
+    assert "quote left open" in error.reason
+
+
+def test_invalid_utf8_in_a_bib_file_with_a_bom_names_the_right_line(tmp_path: Path) -> None:
+    path = tmp_path / "r.bib"
+    path.write_bytes(b"\xef\xbb\xbf@article{x,\n  abstract = {caf\xe9}\n}\n")
+    (error,) = parse_path(path).errors
+    assert error.line == 2 and "invalid UTF-8" in error.reason

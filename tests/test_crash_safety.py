@@ -7,7 +7,10 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from rag.index import Index
 from rag.ingest import PAPERS_PER_BATCH, ingest
@@ -99,3 +102,38 @@ def test_kill_nine_mid_ingest_then_resume(tmp_path: Path) -> None:
     # every paper has its chunks, and no chunk belongs to a paper that is not there
     owners = {cid.rsplit("-", 1)[0] for cid in _stored_chunks(index)}
     assert owners == ids
+
+
+def test_ctrl_c_twice_still_waits_for_the_batch_being_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rag.ingest
+
+    class StopsOnSecondBatch(FakeEmbedding):
+        def embed(self, texts: list[str]):  # type: ignore[no-untyped-def]
+            if len(texts) > 1 and self.calls >= 1:
+                raise KeyboardInterrupt  # the first Ctrl+C, while batch 2 embeds
+            return super().embed(texts)
+
+    index = Index(Settings(index_dir=tmp_path / "index"), StopsOnSecondBatch(), create=True)
+    real_add, real_wait = index.store.add, rag.ingest.wait
+    done: list[int] = []
+
+    def slow_add(papers, *args):  # type: ignore[no-untyped-def]
+        time.sleep(0.5)
+        real_add(papers, *args)
+        done.append(len(papers))
+
+    interrupts = iter([True])
+
+    def wait_with_a_second_ctrl_c(futures):  # type: ignore[no-untyped-def]
+        if next(interrupts, False):
+            raise KeyboardInterrupt  # pressed again while waiting for the write
+        return real_wait(futures)
+
+    monkeypatch.setattr(index.store, "add", slow_add)
+    monkeypatch.setattr(rag.ingest, "wait", wait_with_a_second_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        ingest([_corpus(tmp_path / "corpus.jsonl")], index)
+    assert done == [PAPERS_PER_BATCH]  # the batch in flight was finished before returning
+    assert index.store.count() == PAPERS_PER_BATCH

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from rag.errors import ConfigError
 from rag.index import Index
 from rag.ingest import ingest, remove
+from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 
 
@@ -95,3 +97,58 @@ def test_second_writer_gets_a_clear_busy_error(fake_index: Index, seeds_copy: Pa
         ingest([seeds_copy], fake_index)
     assert fake_index.store.count() == 0
     assert ingest([seeds_copy], fake_index).added == 40  # free again once the writer is done
+
+
+def _csv(path: Path, abstracts: list[str]) -> Path:
+    rows = [f'"Ana Ruiz; Bo Li","{a}"' for a in abstracts]
+    path.write_text("authors,abstract\n" + "\n".join(rows) + "\n")
+    return path
+
+
+ABSTRACTS = [
+    "We study label noise on citation graphs.",
+    "We propose sparse kernels for fast auctions.",
+    "We measure memory in long prompts.",
+]
+
+
+def test_a_file_read_with_problems_removes_nothing(fake_index: Index, tmp_path: Path) -> None:
+    table = _csv(tmp_path / "papers.csv", ABSTRACTS)
+    assert ingest([table], fake_index).added == 3
+    before = set(fake_index.papers)
+
+    # A bad byte in the second row stops the CSV there: the rows after it were not read,
+    # so their papers are not stale.
+    data = table.read_bytes().replace(b"sparse", b"sp\xe9rse")
+    table.write_bytes(data)
+    report = ingest([table], fake_index)
+    assert report.removed == 0 and report.errors
+    assert set(fake_index.papers) == before
+
+    table.write_bytes(b"\x00\x01binary now")  # a file that cannot be read at all
+    report = ingest([table], fake_index)
+    assert report.removed == 0 and "binary" in report.errors[0]
+    assert set(fake_index.papers) == before
+
+    _csv(table, ABSTRACTS[:2])  # read cleanly again: the paper it lost goes
+    assert ingest([table], fake_index).removed == 1 and len(fake_index.papers) == 2
+
+
+def test_a_model_that_cannot_load_fails_before_anything_is_removed(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = _csv(tmp_path / "papers.csv", ABSTRACTS)
+    ingest([table], Index(settings, FakeEmbedding(), create=True))
+    _csv(table, ["We study label noise on citation graphs, edited.", *ABSTRACTS[1:]])
+
+    def broken(*_: object, **__: object) -> None:
+        raise ConfigError("the weights are corrupt")
+
+    monkeypatch.setattr("rag.index.model_name", lambda _: FakeEmbedding.name)
+    monkeypatch.setattr("rag.index.model_dimension", lambda _: FakeEmbedding.dim)
+    monkeypatch.setattr("rag.index.load_embedder", broken)
+    lazy = Index(settings)  # opens without the model
+    with pytest.raises(ConfigError, match="corrupt"):
+        ingest([table], lazy)
+    reopened = Index(settings, FakeEmbedding())
+    assert len(reopened.papers) == 3  # the edited paper's old version is still there

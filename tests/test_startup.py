@@ -72,3 +72,41 @@ def test_reingest_of_unchanged_files_loads_no_model(tmp_path: Path) -> None:
     code, text = out["results"][0]
     assert code == 0 and "0 added" in text and "40 unchanged" in text
     assert out["heavy"] == []
+
+
+def _model_folder(
+    tmp_path: Path, pooling: dict, extra_modules: tuple[str, ...] = (), **top: object
+) -> str:  # type: ignore[type-arg]
+    folder = tmp_path / "model"
+    (folder / "1_Pooling").mkdir(parents=True)
+    kinds = ["Transformer", "Pooling", *extra_modules]
+    modules = [
+        {
+            "idx": i,
+            "path": "1_Pooling" if k == "Pooling" else "",
+            "type": f"sentence_transformers.models.{k}",
+        }
+        for i, k in enumerate(kinds)
+    ]
+    (folder / "modules.json").write_text(json.dumps(modules))
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    (folder / "config_sentence_transformers.json").write_text(json.dumps(top))
+    return str(folder)
+
+
+MEAN = {
+    "word_embedding_dimension": 384,
+    "pooling_mode_mean_tokens": True,
+    "pooling_mode_cls_token": False,
+}
+
+
+def test_the_vector_size_is_read_from_config_only_when_it_is_certain(tmp_path: Path) -> None:
+    from rag.embedding import BUNDLED_MODEL, model_dimension
+
+    assert model_dimension(BUNDLED_MODEL) == 384
+    assert model_dimension(_model_folder(tmp_path / "a", MEAN, ("Normalize",))) == 384
+    two_modes = {**MEAN, "pooling_mode_max_tokens": True}  # concatenated: 768
+    assert model_dimension(_model_folder(tmp_path / "b", two_modes)) is None
+    assert model_dimension(_model_folder(tmp_path / "c", MEAN, ("Dense",))) is None
+    assert model_dimension(_model_folder(tmp_path / "d", MEAN, truncate_dim=128)) is None

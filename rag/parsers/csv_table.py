@@ -132,8 +132,14 @@ def parse_lines(
             if "field larger than field limit" not in str(exc):
                 yield ParseError(path, f"unreadable row ({exc}): fix its quotes", start)
                 return
-            # The reader starts afresh on the next line, so the rows after it still count.
-            yield ParseError(path, _too_large_cell(), start)
+            if line - start > 1:
+                # The cell ran over several lines: an unclosed quote as likely as a full text,
+                # and starting afresh mid-cell would read its text as rows. Stop here.
+                rest = _too_large_cell("the rest of the file is skipped")
+                yield ParseError(path, f"{rest}, or a quote left open?", start)
+                return
+            # A one-line row: the reader starts afresh on the next line, the rest still counts.
+            yield ParseError(path, _too_large_cell() + "?", start)
             continue
         start, line = line, reader.line_num + 1
         if not any(cell.strip() for cell in row):
@@ -148,11 +154,11 @@ def parse_lines(
         yield _paper(row, columns, path, start, semicolons_only)
 
 
-def _too_large_cell() -> str:
+def _too_large_cell(skipped: str = "the row is skipped") -> str:
     limit = csv.field_size_limit()
     return (
         f"a cell is longer than {limit:,} characters, more than any abstract (the cap is "
-        f"{MAX_ABSTRACT_CHARS:,}): the row is skipped; is this the full text?"
+        f"{MAX_ABSTRACT_CHARS:,}): {skipped}; is this the full text"
     )
 
 

@@ -124,9 +124,9 @@ def read_document(path: Path, advice: str) -> str:
             f"read at once for this format: {advice}"
         )
         raise ParseError(str(path), reason)
-    data = path.read_bytes()
+    data = path.read_bytes().removeprefix(_UTF8_BOM)
     try:
-        return data.removeprefix(_UTF8_BOM).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ParseError(str(path), "invalid UTF-8: re-save the file as UTF-8 text", line) from None
