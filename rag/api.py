@@ -47,8 +47,8 @@ def open_index(
         if index is None:
             index = Index(settings, embedder, create=create)
             _OPEN[key] = index
-        elif index.store.count() != len(index.papers):
-            index.refresh()  # another process wrote to it
+        elif index.changed_elsewhere():
+            index.reopen()
         return index
 
 

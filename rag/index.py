@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +18,8 @@ from rag.settings import Settings
 from rag.store import ChromaStore
 
 log = logging.getLogger(__name__)
+
+GENERATION_FILE = ".generation"  # rewritten by every write: other processes then reopen
 
 
 class Index:
@@ -46,15 +49,10 @@ class Index:
             dim = model_dimension(settings.embedding_model) or 0
             if not dim:  # the config does not tell: ask the model itself
                 name, dim = self.embedder.name, self.embedder.dim
-        self.store = ChromaStore(
-            self.dir,
-            settings.collection,
-            name,
-            dim,
-            chroma_url=settings.chroma_url,
-            create=create,
-        )
+        self._model = (name, dim)
+        self.store = self._open_store(create)
         self._dim = dim
+        self._generation = self._read_generation()
         self._papers: dict[str, Paper] | None = None
         self._bm25: BM25Index | None = None
         self._lock = threading.RLock()
@@ -94,6 +92,47 @@ class Index:
             self._papers = None
             self._bm25 = None
 
+    # -- other processes' writes
+    def _open_store(self, create: bool = False) -> ChromaStore:
+        name, dim = self._model
+        return ChromaStore(
+            self.dir,
+            self.settings.collection,
+            name,
+            dim,
+            chroma_url=self.settings.chroma_url,
+            create=create,
+        )
+
+    def _read_generation(self) -> str:
+        try:
+            return (self.dir / GENERATION_FILE).read_text()
+        except OSError:
+            return ""
+
+    def changed_elsewhere(self) -> bool:
+        """Return whether another process wrote to the index since this one last read it.
+
+        Embedded, every write leaves a new generation token in the index folder; on a Chroma
+        server, whose folder is not shared, a changed paper count tells.
+        """
+        if self.settings.chroma_url:
+            return self.store.count() != len(self.papers)
+        return self._read_generation() != self._generation
+
+    def reopen(self) -> None:
+        """Read the index afresh after another process wrote to it.
+
+        An embedded Chroma client caches its segments for the whole process and does not see
+        another process's writes (queries then fail with "Error finding id"), so it is
+        dropped and opened again; the catalog and BM25 are re-read.
+        """
+        with self._lock:
+            self.store.release()
+            self.store = self._open_store()
+            self._generation = self._read_generation()
+            self.refresh()
+
     def bm25(self) -> BM25Index:
         """Return the BM25 index, rebuilding it from the collection when missing or stale."""
         with self._lock:
@@ -130,5 +169,7 @@ class Index:
         try:
             yield
         finally:
+            self._generation = uuid.uuid4().hex
+            (self.dir / GENERATION_FILE).write_text(self._generation)
             lock.release()
             self.refresh()

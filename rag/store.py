@@ -91,6 +91,7 @@ class ChromaStore:
         create: bool = False,
     ) -> None:
         self.location = chroma_url or str(index_dir)
+        self.embedded = not chroma_url
         self._client = _client(index_dir, chroma_url, create)
         meta = {"hnsw:space": "cosine", "embedding_model": model_name, "dimension": dim}
         names = (f"{collection}_chunks", f"{collection}_papers")
@@ -117,6 +118,19 @@ class ChromaStore:
                 f"not {model_name!r} ({dim}): use that model, or ingest into a new --index."
             )
         self.max_batch = int(self._client.get_max_batch_size())
+
+    def release(self) -> None:
+        """Drop Chroma's process-wide cache of this embedded client (no-op for a server).
+
+        The next client for the same folder then reads the files afresh.
+        """
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        identifier = getattr(self._client, "_identifier", None)
+        if not self.embedded or identifier is None:
+            return
+        SharedSystemClient._identifier_to_system.pop(identifier, None)
+        SharedSystemClient._identifier_to_refcount.pop(identifier, None)
 
     # -- reading
     def count(self) -> int:

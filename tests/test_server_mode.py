@@ -1,4 +1,4 @@
-"""Server mode: a real `chroma run` on 127.0.0.1 gives the same results as the embedded store."""
+"""Server mode matches the embedded store; a second process writes while the first reads."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 import rag
+from rag.api import open_index
 from rag.index import Index
 from rag.ingest import ingest, remove
 from rag.retrieve import Filters, search
@@ -100,8 +101,8 @@ def test_server_mode_matches_embedded(chroma_url: str, seeds_copy: Path, tmp_pat
     assert reopened.store.count() == 39 and victim not in reopened.bm25().ids
 
 
-# Another process (a CLI ingest on another machine: its own index folder) adds papers through
-# the same server while this one has the collection open.
+# Another process (a CLI ingest; on a server, from another machine with its own index folder)
+# adds papers while this one, like the UI, has the collection open.
 WRITER = """
 import sys
 sys.path.insert(0, {root!r})
@@ -114,13 +115,15 @@ print(ingest([{corpus!r}], index).added)
 """
 
 
+@pytest.mark.parametrize("mode", ["embedded", "server"])
 def test_a_second_process_writes_while_the_first_reads(
-    chroma_url: str, seeds_copy: Path, tmp_path: Path
+    mode: str, seeds_copy: Path, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    reader_settings = Settings(index_dir=tmp_path / "ui", chroma_url=chroma_url)
+    url = request.getfixturevalue("chroma_url") if mode == "server" else None
+    reader_settings = Settings(index_dir=tmp_path / "ui", chroma_url=url)
     ingest([seeds_copy], Index(reader_settings, FakeEmbedding(), create=True))
     embedder = FakeEmbedding()
-    reader = rag.api.open_index(reader_settings, embedder=embedder)
+    reader = open_index(reader_settings, embedder=embedder)
     assert len(reader.papers) == 40
     assert all(h.paper.authors != ("Ana Ruiz",) for h in rag.search("zeolite", index=reader))
 
@@ -129,14 +132,13 @@ def test_a_second_process_writes_while_the_first_reads(
         '{"authors": ["Ana Ruiz"], "title": "Zeolite catalysis at low temperature", '
         '"abstract": "We study zeolite catalysis for ammonia synthesis at low temperature."}\n'
     )
-    script = WRITER.format(
-        root=str(ROOT), folder=str(tmp_path / "cli"), url=chroma_url, corpus=str(extra)
-    )
+    writer_folder = tmp_path / ("cli" if url else "ui")  # embedded: the same folder
+    script = WRITER.format(root=str(ROOT), folder=str(writer_folder), url=url, corpus=str(extra))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "1"
 
-    reader = rag.api.open_index(reader_settings, embedder=embedder)  # what the UI does per request
+    reader = open_index(reader_settings, embedder=embedder)  # what the UI does per request
     for retriever in ("hybrid", "dense", "bm25"):
         hits = rag.search("zeolite catalysis", index=reader, k=3, retriever=retriever)
         assert hits and hits[0].paper.authors == ("Ana Ruiz",)
