@@ -7,6 +7,7 @@ asking many questions loads it once.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import logging
 import threading
@@ -115,8 +116,19 @@ def _load(path: Path, threads: int) -> _Loaded:
                 f"Could not load the local model {path}: {exc}. Is it a valid GGUF file?"
             ) from exc
         loaded = _Loaded(llama=llama, lock=threading.Lock())
+        if not _CACHE:
+            atexit.register(_close_all)
         _CACHE[key] = loaded
         return loaded
+
+
+def _close_all() -> None:
+    """Free the models while the interpreter still can: at teardown, llama.cpp's own
+    finalizer runs after its C bindings are gone and prints a TypeError traceback."""
+    with _CACHE_LOCK:
+        for loaded in _CACHE.values():
+            loaded.llama.close()
+        _CACHE.clear()
 
 
 def loaded_models() -> dict[tuple[str, int], Llama]:
