@@ -120,6 +120,7 @@ def run_ingest(corpus: Path, env: dict[str, str], state: Path, runs: list[dict[s
     log = state.with_name(f"ingest-{len(runs) + 1}.log")
     run: dict[str, Any] = {"seconds": 0.0, "exit": "running", "load_before": os.getloadavg()[0]}
     runs.append(run)
+    samples: list[float] = []
     start = time.perf_counter()
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -133,6 +134,8 @@ def run_ingest(corpus: Path, env: dict[str, str], state: Path, runs: list[dict[s
                 run.update(exit=proc.returncode, peak_rss_mb=round(usage.ru_maxrss / 1024, 1))
                 break
             run["peak_rss_mb"] = peak_rss_mb(proc.pid)
+            samples.append(os.getloadavg()[0])
+            run["load_mean"] = round(sum(samples) / len(samples), 2)
             state.write_text(json.dumps(runs, indent=2))
             time.sleep(5)
     run["load_after"] = os.getloadavg()[0]
@@ -229,7 +232,7 @@ def bench_one(size: int, mode: str, work: Path, queries: list[str]) -> dict[str,
         "disk_mb": disk_mb(folder / "index", folder / "chroma"),
         "cold_search_s": cold,
         **latency,
-        "load_during_ingest": [r.get("load_before") for r in runs],
+        "load_during_ingest": [r.get("load_mean", r.get("load_before")) for r in runs],
     }
 
 
@@ -237,14 +240,16 @@ def render(rows: list[dict[str, Any]]) -> str:
     head = (
         "| Size | Mode | Ingest (s) | Abstracts/s | Share of bare encode | Ingest peak RSS (MB) "
         "| Server peak RSS (MB) | Disk (MB) | Open + first search (s) | `rag search` cold (s) "
-        "| Hybrid p50/p95 (ms) | Dense p50/p95 (ms) |\n" + "|---" * 12 + "|\n"
+        "| Hybrid p50/p95 (ms) | Dense p50/p95 (ms) | Load during ingest |\n" + "|---" * 13 + "|\n"
     )
     lines = [
         f"| {r['size']:,} | {r['mode']} | {r['ingest_s']} | {r['abstracts_per_s']} | "
         f"{r['ratio_to_bare']:.0%} | {r['ingest_peak_rss_mb']:.0f} | "
         f"{r['server_peak_rss_mb'] or '—'} | {r['disk_mb']:.0f} | "
         f"{r['open_and_first_search_s']} | {r['cold_search_s']} | "
-        f"{r['hybrid_p50_ms']} / {r['hybrid_p95_ms']} | {r['dense_p50_ms']} / {r['dense_p95_ms']} |"
+        f"{r['hybrid_p50_ms']} / {r['hybrid_p95_ms']} | "
+        f"{r['dense_p50_ms']} / {r['dense_p95_ms']} | "
+        f"{', '.join(f'{x:.1f}' for x in r['load_during_ingest'] if x is not None)} |"
         for r in sorted(rows, key=lambda r: (r["size"], r["mode"]))
     ]
     return (
@@ -254,10 +259,9 @@ def render(rows: list[dict[str, Any]]) -> str:
         "load included); the share of bare encode compares its passages/s with "
         f"`SentenceTransformer.encode` on the passages of {BARE_SAMPLE} of the same abstracts, "
         f"timed just before. Latency: warm, in-process, k=10, over {QUERIES} SciFact training "
-        "queries, torch on one thread.\n\n"
-        + head
-        + "\n".join(lines)
-        + "\n\nCommand: `.venv/bin/python bench/scale.py`\n"
+        "queries, torch on one thread. Load: the mean 1-minute load average during each ingest "
+        "run (its start for the first rows; 2.0 means one other process kept both cores "
+        "busy).\n\n" + head + "\n".join(lines) + "\n\nCommand: `.venv/bin/python bench/scale.py`\n"
     )
 
 
