@@ -129,7 +129,7 @@ def main() -> None:
         "load_average_1min": loads,
         "machine": f"{os.cpu_count()} CPU cores, {platform.machine()}, "
         f"Python {platform.python_version()}",
-        "command": "bench/ingest_speed.py " + " ".join(sys.argv[1:]),
+        "command": " ".join(["bench/ingest_speed.py", *sys.argv[1:]]),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{args.out}.json").write_text(json.dumps(result, indent=2) + "\n")
