@@ -83,10 +83,19 @@ def model_dimension(model: str) -> int | None:
         if top.exists() and json.loads(top.read_text()).get("truncate_dim") is not None:
             return None
         pooling = json.loads((path / modules[1]["path"] / "config.json").read_text())
-        modes = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v is True]
-        if len(modes) != 1 or "pooling_mode" in pooling:
+        # sentence-transformers 6 writes `pooling_mode` (a name or a list) and
+        # `embedding_dimension`; earlier versions one `pooling_mode_*` flag per mode.
+        mode = pooling.get("pooling_mode")
+        modes = (
+            [mode]
+            if isinstance(mode, str)
+            else list(mode)
+            if isinstance(mode, list)
+            else [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v is True]
+        )
+        if len(modes) != 1:
             return None
-        return int(pooling["word_embedding_dimension"])
+        return int(pooling.get("embedding_dimension") or pooling["word_embedding_dimension"])
     except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import uuid
 from collections.abc import Iterator
@@ -128,8 +129,9 @@ class Index:
         dropped and opened again; the catalog and BM25 are re-read.
         """
         with self._lock:
-            self.store.release()
-            self.store = self._open_store()
+            if self.store.embedded:  # a server already sees every write: re-read only
+                self.store.release()
+                self.store = self._open_store()
             self._generation = self._read_generation()
             self.refresh()
 
@@ -167,9 +169,22 @@ class Index:
                 "finish, or use a Chroma server (--chroma-url) for concurrent writers."
             ) from None
         try:
+            if self.changed_elsewhere():
+                self.reopen()  # write through a client that sees the other process's writes
             yield
         finally:
-            self._generation = uuid.uuid4().hex
-            (self.dir / GENERATION_FILE).write_text(self._generation)
-            lock.release()
-            self.refresh()
+            try:
+                self._write_generation()
+            except OSError as exc:
+                log.warning("could not mark the index as changed for other processes: %s", exc)
+            finally:
+                lock.release()
+                self.refresh()
+
+    def _write_generation(self) -> None:
+        token = uuid.uuid4().hex
+        path = self.dir / GENERATION_FILE
+        tmp = path.with_name(f"{GENERATION_FILE}.{token}")
+        tmp.write_text(token)
+        os.replace(tmp, path)
+        self._generation = token

@@ -73,9 +73,16 @@ def allowed_papers(index: Index, filters: Filters | None) -> set[str] | None:
 def _dense(
     index: Index, query_vector: np.ndarray, allowed: Collection[str] | None
 ) -> dict[str, tuple[float, str]]:
-    """Return each paper's best passage among the nearest ones: (cosine, passage text)."""
+    """Return each paper's best passage among the nearest ones: (cosine, passage text).
+
+    A passage whose paper is not in the catalog is skipped: another process is writing that
+    paper (passages go in before the record) and it counts once its record is read.
+    """
     best: dict[str, tuple[float, str]] = {}
+    known = index.papers
     for match in index.store.query(query_vector, DENSE_PASSAGES, allowed):
+        if match.paper_id not in known:
+            continue
         if match.paper_id not in best or match.similarity > best[match.paper_id][0]:
             best[match.paper_id] = (match.similarity, match.text)
     return best

@@ -332,10 +332,13 @@ def test_a_file_of_nothing_but_errors_stops_after_the_cap(tmp_path: Path) -> Non
     assert errors[-1].path == str(path)
 
 
-def test_an_oversized_cell_over_several_lines_ends_the_file_there(tmp_path: Path) -> None:
+@pytest.mark.parametrize("first_line", [70_000, 200_000])  # the cap is hit on line 3 or 1
+def test_an_oversized_cell_over_several_lines_ends_the_file_there(
+    tmp_path: Path, first_line: int
+) -> None:
     # Starting afresh inside the long quoted cell would read its lines as rows: "Results,
     # Table 2, ..." must not become a paper titled "Results" by "Table 2".
-    long_cell = ("x" * 70_000 + "\n") + "Results, Table 2, we observe that recall improves\n"
+    long_cell = ("x" * first_line + "\n") + "Results, Table 2, we observe that recall improves\n"
     long_cell += "y" * 70_000
     path = tmp_path / "t.csv"
     path.write_text(

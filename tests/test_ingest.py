@@ -152,3 +152,11 @@ def test_a_model_that_cannot_load_fails_before_anything_is_removed(
         ingest([table], lazy)
     reopened = Index(settings, FakeEmbedding())
     assert len(reopened.papers) == 3  # the edited paper's old version is still there
+
+
+def test_a_write_that_cannot_mark_the_index_still_releases_the_lock(
+    fake_index: Index, seeds_copy: Path
+) -> None:
+    (fake_index.dir / ".generation").mkdir(parents=True)  # cannot be written as a file
+    assert ingest([seeds_copy], fake_index).added == 40
+    assert ingest([seeds_copy], fake_index).unchanged == 40  # the lock was let go

@@ -170,3 +170,18 @@ def test_bm25_side_survives_restart_reingest_and_removal(
     again = Index(settings, FakeEmbedding())
     assert ACRONYM not in abstracts(search(again, "QZRT protein", k=10, retriever="bm25"))
     assert len(again.bm25().ids) == len(PAPERS) - 1
+
+
+def test_a_passage_whose_paper_record_is_not_written_yet_is_skipped(seed_index: Index) -> None:
+    # Another process writing a batch has put this passage in, not yet its paper record.
+    text = "zeolite catalysis for ammonia synthesis at low temperature"
+    vector = seed_index.embedder.embed([text])[0]
+    seed_index.store.chunks.upsert(
+        ids=["unwritten-0"],
+        embeddings=[vector.tolist()],
+        documents=[text],
+        metadatas=[{"paper_id": "unwritten"}],
+    )
+    for retriever in ("hybrid", "dense"):
+        hits = search(seed_index, text, k=5, retriever=retriever)
+        assert hits and all(h.paper.id != "unwritten" for h in hits)

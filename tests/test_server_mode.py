@@ -124,6 +124,7 @@ def test_a_second_process_writes_while_the_first_reads(
     ingest([seeds_copy], Index(reader_settings, FakeEmbedding(), create=True))
     embedder = FakeEmbedding()
     reader = open_index(reader_settings, embedder=embedder)
+    client = reader.store
     assert len(reader.papers) == 40
     assert all(h.paper.authors != ("Ana Ruiz",) for h in rag.search("zeolite", index=reader))
 
@@ -139,6 +140,8 @@ def test_a_second_process_writes_while_the_first_reads(
     assert done.stdout.strip() == "1"
 
     reader = open_index(reader_settings, embedder=embedder)  # what the UI does per request
+    # embedded, Chroma's cached client is replaced; a server's is kept (it sees every write)
+    assert (reader.store is client) == (mode == "server")
     for retriever in ("hybrid", "dense", "bm25"):
         hits = rag.search("zeolite catalysis", index=reader, k=3, retriever=retriever)
         assert hits and hits[0].paper.authors == ("Ana Ruiz",)

@@ -110,3 +110,8 @@ def test_the_vector_size_is_read_from_config_only_when_it_is_certain(tmp_path: P
     assert model_dimension(_model_folder(tmp_path / "b", two_modes)) is None
     assert model_dimension(_model_folder(tmp_path / "c", MEAN, ("Dense",))) is None
     assert model_dimension(_model_folder(tmp_path / "d", MEAN, truncate_dim=128)) is None
+    # sentence-transformers 6 writes the pooling config another way
+    st6 = {"embedding_dimension": 384, "pooling_mode": "mean", "include_prompt": True}
+    assert model_dimension(_model_folder(tmp_path / "e", st6)) == 384
+    st6_two = {**st6, "pooling_mode": ["mean", "max"]}
+    assert model_dimension(_model_folder(tmp_path / "f", st6_two)) is None

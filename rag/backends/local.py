@@ -116,18 +116,22 @@ def _load(path: Path, threads: int) -> _Loaded:
                 f"Could not load the local model {path}: {exc}. Is it a valid GGUF file?"
             ) from exc
         loaded = _Loaded(llama=llama, lock=threading.Lock())
-        if not _CACHE:
-            atexit.register(_close_all)
         _CACHE[key] = loaded
         return loaded
 
 
-def _close_all() -> None:
-    """Free the models while the interpreter still can: at teardown, llama.cpp's own
-    finalizer runs after its C bindings are gone and prints a TypeError traceback."""
+@atexit.register
+def _close_idle_models() -> None:
+    """Free the models no thread is using, while the interpreter can still run llama.cpp.
+
+    At teardown llama.cpp's own finalizer runs after its C bindings are gone and prints a
+    TypeError traceback. A model still generating (a daemon thread of the UI) is left alone:
+    freeing it under that thread would crash the process.
+    """
     with _CACHE_LOCK:
-        for loaded in _CACHE.values():
-            loaded.llama.close()
+        for loaded in list(_CACHE.values()):
+            if loaded.lock.acquire(timeout=1):  # kept: nothing may use it after this
+                loaded.llama.close()
         _CACHE.clear()
 
 

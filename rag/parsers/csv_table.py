@@ -104,7 +104,14 @@ def parse_lines(
     if delimiter is None:
         counts = {d: header_line.count(d) for d in _DELIMITERS}
         delimiter = max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
-    reader = csv.reader(itertools.chain([header_line], lines), delimiter=delimiter)
+    last: list[str] = [header_line]  # the line the reader took last
+
+    def remembered(rest: Iterator[str]) -> Iterator[str]:
+        for text in rest:
+            last[0] = text
+            yield text
+
+    reader = csv.reader(itertools.chain([header_line], remembered(lines)), delimiter=delimiter)
     try:
         header = next(reader)
     except StopIteration:
@@ -132,9 +139,9 @@ def parse_lines(
             if "field larger than field limit" not in str(exc):
                 yield ParseError(path, f"unreadable row ({exc}): fix its quotes", start)
                 return
-            if line - start > 1:
-                # The cell ran over several lines: an unclosed quote as likely as a full text,
-                # and starting afresh mid-cell would read its text as rows. Stop here.
+            if line - start > 1 or last[0].count('"') % 2:
+                # The cell runs on past this line (an open quote): a full text as likely as a
+                # quote left open, and starting afresh mid-cell would read its text as rows.
                 rest = _too_large_cell("the rest of the file is skipped")
                 yield ParseError(path, f"{rest}, or a quote left open?", start)
                 return
