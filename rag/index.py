@@ -185,6 +185,9 @@ class Index:
         token = uuid.uuid4().hex
         path = self.dir / GENERATION_FILE
         tmp = path.with_name(f"{GENERATION_FILE}.{token}")
-        tmp.write_text(token)
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(token)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
         self._generation = token

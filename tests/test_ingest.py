@@ -160,3 +160,4 @@ def test_a_write_that_cannot_mark_the_index_still_releases_the_lock(
     (fake_index.dir / ".generation").mkdir(parents=True)  # cannot be written as a file
     assert ingest([seeds_copy], fake_index).added == 40
     assert ingest([seeds_copy], fake_index).unchanged == 40  # the lock was let go
+    assert not list(fake_index.dir.glob(".generation.*"))  # no temporary file left behind
