@@ -3,7 +3,6 @@ local one against the bundled SmolLM2 (slow)."""
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 import time
@@ -24,15 +23,6 @@ from tests.openai_server import FakeOpenAIServer
 
 KEY = "sk-test-0123456789abcdef"
 PROMPT = Prompt(system="Answer from the evidence only.", user="Evidence: ...\nQuestion: why?")
-
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Keep the developer's keys, endpoints and rag.toml out of these tests."""
-    for name in list(os.environ):
-        if name.startswith(("RAG_", "OPENAI_")):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture
