@@ -168,18 +168,25 @@ class Index:
                 f"The index at {self.dir} is being written by another process; wait for it to "
                 "finish, or use a Chroma server (--chroma-url) for concurrent writers."
             ) from None
+        writes = self.store.writes
         try:
             if self.changed_elsewhere():
                 self.reopen()  # write through a client that sees the other process's writes
+                writes = self.store.writes
             yield
         finally:
+            # A write that changed nothing (a re-ingest of the same files) leaves other
+            # processes' catalogs alone: re-reading one costs seconds at 100k papers.
+            changed = self.store.writes != writes
             try:
-                self._write_generation()
+                if changed:
+                    self._write_generation()
             except OSError as exc:
                 log.warning("could not mark the index as changed for other processes: %s", exc)
             finally:
                 lock.release()
-                self.refresh()
+                if changed:
+                    self.refresh()
 
     def _write_generation(self) -> None:
         token = uuid.uuid4().hex

@@ -118,6 +118,7 @@ class ChromaStore:
                 f"not {model_name!r} ({dim}): use that model, or ingest into a new --index."
             )
         self.max_batch = int(self._client.get_max_batch_size())
+        self.writes = 0  # write calls attempted through this store: 0 after a no-op ingest
 
     def release(self) -> None:
         """Drop Chroma's process-wide cache of this embedded client (no-op for a server).
@@ -203,6 +204,7 @@ class ChromaStore:
             chunk_ids.append(f"{pid}-{counters[pid] - 1}")
             chunk_metas.append({"paper_id": pid})
         for part in self._batched(len(chunks)):
+            self.writes += 1
             self.chunks.upsert(
                 ids=chunk_ids[part],
                 embeddings=chunk_vectors[part].tolist(),
@@ -212,6 +214,7 @@ class ChromaStore:
         # Papers last: a paper record exists only once all its chunks do (resumable ingest).
         for part in self._batched(len(papers)):
             batch = papers[part]
+            self.writes += 1
             self.papers.upsert(
                 ids=[p.id for p in batch],
                 embeddings=paper_vectors[part].tolist(),
@@ -223,6 +226,7 @@ class ChromaStore:
         """Rewrite the metadata of papers already stored (e.g. their source moved)."""
         for part in self._batched(len(papers)):
             batch = papers[part]
+            self.writes += 1
             self.papers.update(
                 ids=[p.id for p in batch], metadatas=[_scalar_metadata(p) for p in batch]
             )
@@ -232,5 +236,6 @@ class ChromaStore:
         ids = list(paper_ids)
         for part in self._batched(len(ids)):
             batch = ids[part]
+            self.writes += 1
             self.papers.delete(ids=batch)
             self.chunks.delete(where={"paper_id": {"$in": batch}})

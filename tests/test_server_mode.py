@@ -146,3 +146,11 @@ def test_a_second_process_writes_while_the_first_reads(
         hits = rag.search("zeolite catalysis", index=reader, k=3, retriever=retriever)
         assert hits and hits[0].paper.authors == ("Ana Ruiz",)
     assert len(reader.papers) == 41 and len(reader.bm25().ids) == 41
+
+    # The same file again adds nothing, and the reader keeps its client and its catalog.
+    client, catalog = reader.store, reader.papers
+    again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == "0"
+    reader = open_index(reader_settings, embedder=embedder)
+    assert reader.store is client and reader.papers is catalog
