@@ -4,7 +4,11 @@ Run from the repository root (the 100k ingest takes hours on two cores; it resum
 again, and the times of all its runs are added up):
 
     .venv/bin/python bench/scale.py [--sizes 1000,10000,100000] [--modes embedded,server]
-                                    [--work bench/work]
+                                    [--work bench/work] [--serve-embedded]
+
+`--serve-embedded` skips the server-mode ingest of a size and has `chroma run` serve a copy of
+the embedded index of that size instead (ingest is encoder-bound in both modes, and at 100k it
+takes hours); the row then has no ingest figures.
 
 Corpora: each abstract recombines SciFact sentences (`bench/scale_corpus.py`). For every size
 and mode: `rag ingest` as a new process (its wall time, abstracts/s and peak RSS; in server
@@ -22,6 +26,7 @@ import contextlib
 import json
 import os
 import platform
+import shutil
 import socket
 import subprocess
 import sys
@@ -49,6 +54,7 @@ RESULTS = ROOT / "bench" / "results"
 BIN = Path(sys.executable).parent
 BARE_SAMPLE = 400  # abstracts whose passages time bare encode before each ingest
 QUERIES = 200
+COLLECTION = "scale"
 WARMUP = 20
 
 
@@ -189,29 +195,51 @@ def disk_mb(*paths: Path) -> float:
     return round(total / 1e6, 1)
 
 
-def bench_one(size: int, mode: str, work: Path, queries: list[str]) -> dict[str, Any]:
+def copy_embedded_store(size: int, work: Path, folder: Path) -> None:
+    """Lay out `folder` as a server-mode index holding a copy of the embedded one of `size`.
+
+    `chroma run --path` serves the files an embedded client wrote; BM25 stays in the index
+    folder, as in server mode.
+    """
+    source = work / f"embedded-{size}" / "index"
+    if not (source / "chroma.sqlite3").exists():
+        raise RuntimeError(f"--serve-embedded: no embedded index of {size} at {source}")
+    if (folder / "chroma").exists():
+        return
+    bm25 = f"bm25-{COLLECTION}"
+    shutil.copytree(source, folder / "chroma.partial", ignore=shutil.ignore_patterns(bm25))
+    shutil.copytree(source / bm25, folder / "index" / bm25, dirs_exist_ok=True)
+    (folder / "chroma.partial").rename(folder / "chroma")
+
+
+def bench_one(
+    size: int, mode: str, work: Path, queries: list[str], serve_embedded: bool = False
+) -> dict[str, Any]:
     corpus = generate(size, work / f"corpus-{size}.jsonl")
     folder = work / f"{mode}-{size}"
     folder.mkdir(parents=True, exist_ok=True)
     state_file = folder / "runs.json"
     runs: list[dict[str, Any]] = json.loads(state_file.read_text()) if state_file.exists() else []
+    copied = mode == "server" and serve_embedded and not runs
+    if copied:
+        copy_embedded_store(size, work, folder)
     sample = passages(corpus, BARE_SAMPLE)
     total_passages = len(passages(corpus))
     bare = bare_rate(sample)
-    env = {**os.environ, "RAG_INDEX_DIR": str(folder / "index"), "RAG_COLLECTION": "scale"}
+    env = {**os.environ, "RAG_INDEX_DIR": str(folder / "index"), "RAG_COLLECTION": COLLECTION}
     env.pop("RAG_CHROMA_URL", None)
     with contextlib.ExitStack() as stack:
         server_rss = None
         if mode == "server":
             url, server = stack.enter_context(chroma_server(folder / "chroma"))
             env["RAG_CHROMA_URL"] = url
-        if not runs or runs[-1]["exit"] not in (0, 3):
+        if not copied and (not runs or runs[-1]["exit"] not in (0, 3)):
             run_ingest(corpus, env, state_file, runs)
             print(f"{mode} {size}: ingest {runs[-1]}", flush=True)
-        if runs[-1]["exit"] not in (0, 3):
+        if not copied and runs[-1]["exit"] not in (0, 3):
             raise RuntimeError(f"{mode} {size}: rag ingest failed: {runs[-1]['output_tail']}")
         settings = Settings(
-            index_dir=folder / "index", collection="scale", chroma_url=env.get("RAG_CHROMA_URL")
+            index_dir=folder / "index", collection=COLLECTION, chroma_url=env.get("RAG_CHROMA_URL")
         )
         latency = warm_latency(settings, queries)
         cold = cold_search(env, queries[1])
@@ -221,13 +249,14 @@ def bench_one(size: int, mode: str, work: Path, queries: list[str]) -> dict[str,
     return {
         "size": size,
         "mode": mode,
+        "served_copy_of_embedded": copied,
         "passages": total_passages,
-        "ingest_s": round(ingest_s, 1),
+        "ingest_s": round(ingest_s, 1) if runs else None,
         "ingest_runs": len(runs),
-        "abstracts_per_s": round(size / ingest_s, 1),
+        "abstracts_per_s": round(size / ingest_s, 1) if runs else None,
         "bare_passages_per_s": round(bare, 1),
-        "ratio_to_bare": round(total_passages / ingest_s / bare, 3),
-        "ingest_peak_rss_mb": max(r["peak_rss_mb"] or 0 for r in runs),
+        "ratio_to_bare": round(total_passages / ingest_s / bare, 3) if runs else None,
+        "ingest_peak_rss_mb": max((r["peak_rss_mb"] or 0 for r in runs), default=None),
         "server_peak_rss_mb": server_rss and round(server_rss, 1),
         "disk_mb": disk_mb(folder / "index", folder / "chroma"),
         "cold_search_s": cold,
@@ -243,13 +272,14 @@ def render(rows: list[dict[str, Any]]) -> str:
         "| Hybrid p50/p95 (ms) | Dense p50/p95 (ms) | Load during ingest |\n" + "|---" * 13 + "|\n"
     )
     lines = [
-        f"| {r['size']:,} | {r['mode']} | {r['ingest_s']} | {r['abstracts_per_s']} | "
-        f"{r['ratio_to_bare']:.0%} | {r['ingest_peak_rss_mb']:.0f} | "
+        f"| {r['size']:,} | {r['mode']}{' †' if r.get('served_copy_of_embedded') else ''} | "
+        f"{r['ingest_s'] or '—'} | {r['abstracts_per_s'] or '—'} | "
+        f"{_share(r['ratio_to_bare'])} | {_mb(r['ingest_peak_rss_mb'])} | "
         f"{r['server_peak_rss_mb'] or '—'} | {r['disk_mb']:.0f} | "
         f"{r['open_and_first_search_s']} | {r['cold_search_s']} | "
         f"{r['hybrid_p50_ms']} / {r['hybrid_p95_ms']} | "
         f"{r['dense_p50_ms']} / {r['dense_p95_ms']} | "
-        f"{', '.join(f'{x:.1f}' for x in r['load_during_ingest'] if x is not None)} |"
+        f"{', '.join(f'{x:.1f}' for x in r['load_during_ingest'] if x is not None) or '—'} |"
         for r in sorted(rows, key=lambda r: (r["size"], r["mode"]))
     ]
     return (
@@ -261,8 +291,28 @@ def render(rows: list[dict[str, Any]]) -> str:
         f"timed just before. Latency: warm, in-process, k=10, over {QUERIES} SciFact training "
         "queries, torch on one thread. Load: the mean 1-minute load average during each ingest "
         "run (its start for the first rows; 2.0 means one other process kept both cores "
-        "busy).\n\n" + head + "\n".join(lines) + "\n\nCommand: `.venv/bin/python bench/scale.py`\n"
+        "busy).\n\n"
+        + head
+        + "\n".join(lines)
+        + "\n\n"
+        + (COPIED_NOTE if any(r.get("served_copy_of_embedded") for r in rows) else "")
+        + "Command: `.venv/bin/python bench/scale.py`\n"
     )
+
+
+COPIED_NOTE = (
+    "† No ingest of its own: `chroma run` serves a copy of the embedded index of the same "
+    "size (`--serve-embedded`), so the server's peak RSS is what loading and querying the "
+    "collection takes, not ingesting it.\n\n"
+)
+
+
+def _share(ratio: float | None) -> str:
+    return "—" if ratio is None else f"{ratio:.0%}"
+
+
+def _mb(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0f}"
 
 
 def main() -> None:
@@ -270,6 +320,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--modes", default="embedded,server")
     parser.add_argument("--work", type=Path, default=ROOT / "bench" / "work")
+    parser.add_argument(
+        "--serve-embedded",
+        action="store_true",
+        help="server mode: serve a copy of the embedded index instead of ingesting again",
+    )
     args = parser.parse_args()
     if not (DATA / "corpus.jsonl").exists():
         print(f"skipped: no SciFact corpus at {DATA}", file=sys.stderr)
@@ -281,7 +336,7 @@ def main() -> None:
     rows = json.loads(out.read_text()) if out.exists() else []
     for size in (int(s) for s in args.sizes.split(",")):
         for mode in args.modes.split(","):
-            row = bench_one(size, mode, args.work, queries)
+            row = bench_one(size, mode, args.work, queries, args.serve_embedded)
             rows = [r for r in rows if (r["size"], r["mode"]) != (size, mode)] + [row]
             out.write_text(json.dumps(rows, indent=2) + "\n")
             (RESULTS / "scale.md").write_text(render(rows))
