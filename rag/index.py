@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from rag import catalog
 from rag.chunking import paper_text
 from rag.embedding import Embedder, load_embedder, model_dimension, model_name
 from rag.errors import IndexBusyError, IndexMismatchError
@@ -81,11 +82,25 @@ class Index:
 
     # -- the catalog of papers, read once and refreshed after writes
     @property
+    def catalog_path(self) -> Path:
+        return self.dir / f"catalog-{self.settings.collection}.jsonl"
+
+    @property
     def papers(self) -> dict[str, Paper]:
         with self._lock:
             if self._papers is None:
-                self._papers = {p.id: p for p, _ in self.store.iter_papers()}
+                self._papers = self._read_catalog()
             return self._papers
+
+    def _read_catalog(self) -> dict[str, Paper]:
+        if not self.store.embedded:  # another machine may change records: ask the server
+            return {p.id: p for p, _ in self.store.iter_papers()}
+        generation = self._generation
+        papers = catalog.load(self.catalog_path, generation, self.store.paper_ids())
+        if papers is None:
+            papers = {p.id: p for p, _ in self.store.iter_papers()}
+            catalog.save(self.catalog_path, generation, papers)
+        return papers
 
     def refresh(self) -> None:
         """Forget cached state so that the next read sees what another writer stored."""
