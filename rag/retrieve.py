@@ -21,7 +21,6 @@ RETRIEVERS = ("hybrid", "dense", "bm25")
 LEXICAL_WEIGHT = 0.3  # share of BM25 in the fused score (0.3 on either half of SciFact train)
 DENSE_PASSAGES = 200  # passages read from Chroma per query before grouping by paper
 CANDIDATES = 100  # papers taken from the BM25 side before fusion
-PASSAGES_PER_PAPER = 8  # enough to reach every passage of the papers asked for
 
 
 @dataclass(frozen=True)
@@ -91,13 +90,14 @@ def _dense(
 def _best_passages(
     index: Index, query_vector: np.ndarray, paper_ids: list[str]
 ) -> dict[str, tuple[float, str]]:
-    """Return the best passage of each of a few papers (one query restricted to them)."""
-    if not paper_ids:
-        return {}
+    """Return the best passage of each of a few papers, scored against all their passages."""
     best: dict[str, tuple[float, str]] = {}
-    for match in index.store.query(query_vector, PASSAGES_PER_PAPER * len(paper_ids), paper_ids):
-        if match.paper_id not in best or match.similarity > best[match.paper_id][0]:
-            best[match.paper_id] = (match.similarity, match.text)
+    for paper_id, text, vector in index.store.passages_of(paper_ids):
+        similarity = float(vector @ query_vector) / (
+            float(np.linalg.norm(vector) * np.linalg.norm(query_vector)) or 1.0
+        )
+        if paper_id not in best or similarity > best[paper_id][0]:
+            best[paper_id] = (similarity, text)
     return best
 
 
