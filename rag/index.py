@@ -22,6 +22,7 @@ from rag.store import ChromaStore
 log = logging.getLogger(__name__)
 
 GENERATION_FILE = ".generation"  # rewritten by every write: other processes then reopen
+WRITING_FILE = ".writing"  # present from a write's start until its new token is in place
 
 
 class Index:
@@ -96,6 +97,8 @@ class Index:
         if not self.store.embedded:  # another machine may change records: ask the server
             return {p.id: p for p, _ in self.store.iter_papers()}
         generation = self._generation
+        if (self.dir / WRITING_FILE).exists():  # a write is under way, or died part-way
+            generation = ""  # neither trusted nor saved
         papers = catalog.load(self.catalog_path, generation, self.store.paper_ids())
         if papers is None:
             papers = {p.id: p for p, _ in self.store.iter_papers()}
@@ -186,7 +189,11 @@ class Index:
                 "finish, or use a Chroma server (--chroma-url) for concurrent writers."
             ) from None
         writes = self.store.writes
+        marker = self.dir / WRITING_FILE
         try:
+            # Until the new token is in place nobody trusts the copy of the records: a write
+            # killed before it (kill -9) may have changed records without changing any id.
+            marker.touch()
             if self.changed_elsewhere():
                 self.reopen()  # write through a client that sees the other process's writes
                 writes = self.store.writes
@@ -198,6 +205,7 @@ class Index:
             try:
                 if changed:
                     self._write_generation()
+                marker.unlink(missing_ok=True)
             except OSError as exc:
                 log.warning("could not mark the index as changed for other processes: %s", exc)
             finally:

@@ -78,3 +78,17 @@ def test_a_damaged_copy_is_ignored_and_replaced(
     )
     assert len(Index(fake_index.settings, FakeEmbedding()).papers) == 40
     assert _reopen(fake_index, monkeypatch, from_chroma=False).papers == fake_index.papers
+
+
+def test_records_changed_by_a_write_killed_before_its_token_are_read_from_chroma(
+    fake_index: Index, seeds_copy: Path, tmp_path: Path
+) -> None:
+    """Moved sources change records but no id: only the write's marker tells."""
+    ingest([seeds_copy], fake_index)
+    moved = [p.with_(source=str(tmp_path / "moved.txt")) for p in fake_index.papers.values()]
+    writing = fake_index.writing()
+    writing.__enter__()  # the write starts, and is killed before its finally could run
+    fake_index.store.update_records(moved)
+    fresh = Index(fake_index.settings, FakeEmbedding())
+    assert all(p.source.endswith("moved.txt") for p in fresh.papers.values())
+    assert Index(fake_index.settings, FakeEmbedding()).papers == fresh.papers  # no stale copy

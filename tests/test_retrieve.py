@@ -185,3 +185,24 @@ def test_a_passage_whose_paper_record_is_not_written_yet_is_skipped(seed_index: 
     for retriever in ("hybrid", "dense"):
         hits = search(seed_index, text, k=5, retriever=retriever)
         assert hits and all(h.paper.id != "unwritten" for h in hits)
+
+
+def test_a_hit_found_by_bm25_alone_gets_its_best_passage(fake_index: Index, tmp_path: Path) -> None:
+    from rag.chunking import chunk_paper
+
+    sentences = [f"Sentence {i} describes the zyxomorph assay, step {i}." for i in range(60)]
+    corpus = tmp_path / "long.jsonl"
+    corpus.write_text(json.dumps({"authors": ["Ana Ruiz"], "abstract": " ".join(sentences)}))
+    ingest([corpus], fake_index)
+    (hit,) = search(fake_index, "zyxomorph step 41", k=1, retriever="bm25")
+    passages = chunk_paper(hit.paper)
+    assert len(passages) > 1
+    vectors = FakeEmbedding().embed(["zyxomorph step 41", *passages])
+    cosines = (
+        vectors[1:]
+        @ vectors[0]
+        / (np.linalg.norm(vectors[1:], axis=1) * np.linalg.norm(vectors[0]))
+    )
+    best = int(np.argmax(cosines))
+    assert hit.relevance == pytest.approx(float(cosines[best]), abs=1e-4)
+    assert passages[best].startswith(hit.snippet.rstrip("…"))
