@@ -4,8 +4,9 @@ Reading every record back from Chroma costs about 0.1 ms a paper (1 s at 10,000 
 times that at 100,000), and every process that searches needs them all (filters, BM25, hits).
 The copy is one JSON-lines file beside the collection: a header naming the generation token and
 the paper ids it was taken at, then one record per line (about 2 KB a paper). It is used only
-when both still hold, so a write by any process, or an ingest killed before it could leave a
-new token, sends the next reader back to Chroma, which then saves a fresh copy.
+when both still hold and no write is under way or died part-way (the index's `.writing`
+marker), so a write by any process, or an ingest killed before it could leave a new token,
+sends the next reader back to Chroma, which then saves a fresh copy.
 """
 
 from __future__ import annotations
