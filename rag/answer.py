@@ -20,7 +20,7 @@ from rag.errors import BackendError
 from rag.evidence import Evidence, select_evidence
 from rag.index import Index
 from rag.records import Hit, Paper
-from rag.retrieve import Filters, search
+from rag.retrieve import Filters, best_passages, search
 from rag.settings import Settings
 from rag.text import split_sentences
 
@@ -293,11 +293,7 @@ def _focus_hits(index: Index, query: str, papers: Sequence[Paper], hits: list[Hi
     found = {h.paper.id: h for h in hits}
     missing = [p.id for p in papers if p.id not in found and p.id in index.papers]
     if missing:
-        vector = index.embedder.embed([query])[0]
-        best: dict[str, tuple[float, str]] = {}
-        for match in index.store.query(vector, 10 * len(missing), missing):
-            if match.paper_id not in best or match.similarity > best[match.paper_id][0]:
-                best[match.paper_id] = (match.similarity, match.text)
+        best = best_passages(index, index.embedder.embed([query])[0], missing)
         for pid in missing:
             relevance, snippet = best.get(pid, (0.0, index.papers[pid].abstract))
             found[pid] = Hit(index.papers[pid], 0, 0.0, snippet[:320], relevance)

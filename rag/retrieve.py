@@ -87,7 +87,7 @@ def _dense(
     return best
 
 
-def _best_passages(
+def best_passages(
     index: Index, query_vector: np.ndarray, paper_ids: list[str]
 ) -> dict[str, tuple[float, str]]:
     """Return the best passage of each of a few papers, scored against all their passages."""
@@ -171,7 +171,7 @@ def search(
     else:
         scores = _fuse(index, query, passages, allowed)
     top = sorted(scores, key=lambda pid: (-scores[pid], pid))[:k]
-    passages.update(_best_passages(index, query_vector, [p for p in top if p not in passages]))
+    passages.update(best_passages(index, query_vector, [p for p in top if p not in passages]))
     hits = []
     for rank, pid in enumerate(top, start=1):
         paper = index.papers[pid]
