@@ -247,7 +247,7 @@ def bench_one(
         if mode == "server":
             url, server = stack.enter_context(chroma_server(folder / "chroma"))
             env["RAG_CHROMA_URL"] = url
-        if not copied and (not runs or runs[-1]["exit"] not in (0, 3)):
+        if not copied and not ingested:
             run_ingest(corpus, env, state_file, runs)
             print(f"{mode} {size}: ingest {runs[-1]}", flush=True)
         if not copied and runs[-1]["exit"] not in (0, 3):

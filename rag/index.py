@@ -94,15 +94,17 @@ class Index:
             return self._papers
 
     def _read_catalog(self) -> dict[str, Paper]:
-        if not self.store.embedded:  # another machine may change records: ask the server
-            return {p.id: p for p, _ in self.store.iter_papers()}
-        generation = self._generation
-        if (self.dir / WRITING_FILE).exists():  # a write is under way, or died part-way
-            generation = ""  # neither trusted nor saved
-        papers = catalog.load(self.catalog_path, generation, self.store.paper_ids())
+        """Every paper record: from the local copy where it can be trusted, else from Chroma.
+
+        Not on a server (another machine may change records without touching this folder),
+        nor while a write is under way or died part-way (records may differ under the same ids).
+        """
+        if not self.store.embedded or (self.dir / WRITING_FILE).exists():
+            return self.store.records()
+        papers = catalog.load(self.catalog_path, self._generation, self.store.paper_ids())
         if papers is None:
-            papers = {p.id: p for p, _ in self.store.iter_papers()}
-            catalog.save(self.catalog_path, generation, papers)
+            papers = self.store.records()
+            catalog.save(self.catalog_path, self._generation, papers)
         return papers
 
     def refresh(self) -> None:

