@@ -41,7 +41,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from rag.answer import Answer, answer  # noqa: E402
 from rag.backends.base import Backend, get_backend  # noqa: E402
 from rag.index import Index  # noqa: E402
-from rag.ingest import ingest  # noqa: E402
+from rag._ingest import ingest  # noqa: E402
 from rag.records import Paper  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 

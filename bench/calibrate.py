@@ -35,7 +35,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 from rag.citations import PaperFacts, support_score  # noqa: E402
 from rag.evidence import paper_sentences  # noqa: E402
 from rag.index import Index  # noqa: E402
-from rag.ingest import ingest  # noqa: E402
+from rag._ingest import ingest  # noqa: E402
 from rag.records import Paper  # noqa: E402
 from rag.retrieve import search  # noqa: E402
 from rag.settings import Settings  # noqa: E402
@@ -122,7 +122,7 @@ def seed_pairs(papers: dict[str, Paper], index: Index) -> list[dict[str, Any]]:
 
 def scifact_pairs(limit: int = 500) -> list[dict[str, Any]]:
     """Return SciFact claims against their cited abstract (1) and a random other one (0)."""
-    from rag.evaluate import read_qrels, read_queries
+    from rag._evaluate import read_qrels, read_queries
 
     rng = random.Random(4)
     corpus = {}
@@ -291,7 +291,7 @@ def calibrate_abstention(seed_index: Index, scifact_index: Index | None) -> dict
             }
         )
     if scifact_index is not None:
-        from rag.evaluate import read_qrels, read_queries
+        from rag._evaluate import read_qrels, read_queries
 
         claims = read_queries(SCIFACT / "queries.jsonl")
         qrels = read_qrels(SCIFACT / "qrels" / "train.tsv")

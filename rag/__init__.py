@@ -41,8 +41,8 @@ __all__ = [
 
 _WHERE = {
     "Answer": "rag.answer",
-    "EvalResult": "rag.evaluate",
-    "evaluate": "rag.evaluate",
+    "EvalResult": "rag._evaluate",
+    "evaluate": "rag._evaluate",
     "Filters": "rag.retrieve",
     "Hit": "rag.records",
     "Paper": "rag.records",

@@ -77,7 +77,7 @@ def ingest(
     The files are read first: when nothing in them can be read and there is no index yet,
     none is created (and no model is loaded) just to report that.
     """
-    from rag.ingest import read_files, store_files
+    from rag._ingest import read_files, store_files
 
     files = read_files(paths, fmt)
     if index is None:
@@ -194,7 +194,7 @@ def similar(
 ) -> list[Hit]:
     """Return the papers most like the one with this key or id ("more like this")."""
     from rag.claims import find_paper
-    from rag.similar import similar as _similar
+    from rag._similar import similar as _similar
 
     index = index or open_index(settings)
     return _similar(index, find_paper(index, key_or_id), k=k)
@@ -202,7 +202,7 @@ def similar(
 
 def export(papers: Sequence[Paper], fmt: str) -> str:
     """Return a reference list: fmt is bibtex, ris, csljson or markdown."""
-    from rag.export import render
+    from rag._export import render
 
     return render(papers, fmt)
 
@@ -216,7 +216,7 @@ def remove(
         PaperNotFoundError: a key or id is not in the index (then nothing is removed).
     """
     from rag.claims import find_paper
-    from rag.ingest import remove as _remove
+    from rag._ingest import remove as _remove
 
     index = index or open_index(settings)
     papers = [find_paper(index, k) for k in keys_or_ids]

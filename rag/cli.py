@@ -319,7 +319,7 @@ def eval_(
     as_json: bool,
 ) -> None:
     """Score retrieval on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/)."""
-    from rag.evaluate import evaluate
+    from rag._evaluate import evaluate
 
     settings = _settings(ctx)
     result = evaluate(

@@ -81,7 +81,7 @@ def cite(
 ) -> None:
     """Find the papers that support CLAIM, or cite each sentence of a --draft paragraph."""
     from rag import claims as citing
-    from rag.export import render, to_bibtex
+    from rag._export import render, to_bibtex
 
     if bool(claim) == bool(draft):
         raise click.UsageError("Give either a CLAIM or --draft FILE.")
@@ -174,7 +174,7 @@ def _summarize_draft(cited: Any, bib: Path | None) -> None:
 def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
     """Show the full record of one paper (by citation key or id), and its BibTeX."""
     from rag.claims import find_paper
-    from rag.export import render
+    from rag._export import render
 
     paper = find_paper(_index(ctx), key_or_id)
     if fmt == "json":
@@ -210,7 +210,7 @@ def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
 def remove(ctx: click.Context, keys: tuple[str, ...]) -> None:
     """Remove papers (by citation key or id) from the index: Chroma and BM25 both."""
     from rag.claims import find_paper
-    from rag.ingest import remove as remove_papers
+    from rag._ingest import remove as remove_papers
 
     index = _index(ctx)
     papers = [find_paper(index, key) for key in keys]  # all known before anything goes
@@ -229,7 +229,7 @@ def remove(ctx: click.Context, keys: tuple[str, ...]) -> None:
 def similar(ctx: click.Context, key_or_id: str, k: int, as_json: bool) -> None:
     """List the papers most like one paper (by citation key or id)."""
     from rag.claims import find_paper
-    from rag.similar import similar as nearest
+    from rag._similar import similar as nearest
 
     index = _index(ctx)
     paper = find_paper(index, key_or_id)

@@ -60,7 +60,7 @@ def seeds_copy(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def real_seed_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     """The seeds indexed once with the real bundled embedding model (slow tests)."""
-    from rag.ingest import ingest
+    from rag._ingest import ingest
 
     folder = tmp_path_factory.mktemp("real-index")
     index = Index(Settings(index_dir=folder, backend="extractive"), create=True)

@@ -14,7 +14,7 @@ from rag.answer import Answer, answer, answer_stream
 from rag.backends.base import Prompt
 from rag.errors import BackendError
 from rag.index import Index
-from rag.ingest import ingest
+from rag._ingest import ingest
 from rag.settings import Settings
 from tests.conftest import ROOT
 from tests.fakes import FakeLLM

@@ -245,7 +245,7 @@ def test_answer_over_http_shows_only_checked_sentences(
     openai_server: FakeOpenAIServer, fake_index: Index, seeds_copy: Path
 ) -> None:
     from rag.answer import answer
-    from rag.ingest import ingest
+    from rag._ingest import ingest
 
     ingest([seeds_copy], fake_index)
     sentence = (

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rag.index import Index
-from rag.ingest import ingest, remove
+from rag._ingest import ingest, remove
 from rag.records import Paper
 from tests.fake_embedding import FakeEmbedding
 

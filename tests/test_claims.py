@@ -19,7 +19,7 @@ from rag.claims import MIN_SCORE, _Scorer, citation_command, cite, cite_draft, f
 from rag.cli import cli
 from rag.errors import ConfigError, PaperNotFoundError
 from rag.index import Index
-from rag.ingest import ingest
+from rag._ingest import ingest
 
 DATA = Path(__file__).parent / "data"
 FAKE_MIN = 0.35  # the fake embedding's cosines run lower than MiniLM's

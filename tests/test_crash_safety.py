@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rag.index import Index
-from rag.ingest import PAPERS_PER_BATCH, ingest
+from rag._ingest import PAPERS_PER_BATCH, ingest
 from rag.settings import Settings
 from tests.conftest import ROOT
 from tests.fake_embedding import FakeEmbedding
@@ -27,7 +27,7 @@ CHILD = """
 import sys, time
 sys.path.insert(0, {root!r})
 from rag.index import Index
-from rag.ingest import PAPERS_PER_BATCH, ingest
+from rag._ingest import PAPERS_PER_BATCH, ingest
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 
@@ -107,7 +107,7 @@ def test_kill_nine_mid_ingest_then_resume(tmp_path: Path) -> None:
 def test_ctrl_c_twice_still_waits_for_the_batch_being_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import rag.ingest
+    import rag._ingest
 
     class StopsOnSecondBatch(FakeEmbedding):
         def embed(self, texts: list[str]):  # type: ignore[no-untyped-def]
@@ -116,7 +116,7 @@ def test_ctrl_c_twice_still_waits_for_the_batch_being_written(
             return super().embed(texts)
 
     index = Index(Settings(index_dir=tmp_path / "index"), StopsOnSecondBatch(), create=True)
-    real_add, real_wait = index.store.add, rag.ingest.wait
+    real_add, real_wait = index.store.add, rag._ingest.wait
     done: list[int] = []
 
     def slow_add(papers, *args):  # type: ignore[no-untyped-def]
@@ -132,7 +132,7 @@ def test_ctrl_c_twice_still_waits_for_the_batch_being_written(
         return real_wait(futures)
 
     monkeypatch.setattr(index.store, "add", slow_add)
-    monkeypatch.setattr(rag.ingest, "wait", wait_with_a_second_ctrl_c)
+    monkeypatch.setattr(rag._ingest, "wait", wait_with_a_second_ctrl_c)
     with pytest.raises(KeyboardInterrupt):
         ingest([_corpus(tmp_path / "corpus.jsonl")], index)
     assert done == [PAPERS_PER_BATCH]  # the batch in flight was finished before returning

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag.errors import ConfigError, ParseError
-from rag.evaluate import EvalResult, evaluate
+from rag._evaluate import EvalResult, evaluate
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 
@@ -111,7 +111,7 @@ def test_eval_never_touches_the_users_index(
     beir: Path, settings: Settings, seeds_copy: Path
 ) -> None:
     from rag.index import Index
-    from rag.ingest import ingest
+    from rag._ingest import ingest
 
     embedder = FakeEmbedding()
     ingest([seeds_copy], Index(settings, embedder, create=True))

@@ -16,7 +16,7 @@ import pytest
 from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors, SplitNameParts
 
 from rag.errors import ConfigError
-from rag.export import (
+from rag._export import (
     bibtex_entry,
     latex_escape,
     render,

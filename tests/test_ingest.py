@@ -8,7 +8,7 @@ import pytest
 
 from rag.errors import ConfigError
 from rag.index import Index
-from rag.ingest import ingest, remove
+from rag._ingest import ingest, remove
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 

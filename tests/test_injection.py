@@ -15,7 +15,7 @@ from rag.answer import Answer, answer
 from rag.backends.base import Prompt
 from rag.evidence import looks_like_instruction, paper_sentences
 from rag.index import Index
-from rag.ingest import ingest
+from rag._ingest import ingest
 from rag.records import Paper
 from rag.settings import Settings
 from tests.conftest import SEEDS

@@ -17,7 +17,7 @@ import pytest
 
 from rag import api
 from rag.index import Index
-from rag.ingest import ingest
+from rag._ingest import ingest
 from rag.records import Hit
 from rag.retrieve import Filters
 from rag.settings import Settings

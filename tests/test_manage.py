@@ -15,8 +15,8 @@ from rag.claims import find_paper
 from rag.cli import cli
 from rag.errors import ConfigError
 from rag.index import Index
-from rag.ingest import ingest, remove
-from rag.similar import similar
+from rag._ingest import ingest, remove
+from rag._similar import similar
 
 DATA = Path(__file__).parent / "data"
 

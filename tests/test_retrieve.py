@@ -11,7 +11,7 @@ import pytest
 
 from rag.errors import ConfigError, FilterMatchesNothingError
 from rag.index import Index
-from rag.ingest import ingest, remove
+from rag._ingest import ingest, remove
 from rag.lexical import BM25Index, fingerprint
 from rag.retrieve import Filters, search
 from rag.settings import Settings

@@ -16,7 +16,7 @@ import pytest
 import rag
 from rag.api import open_index
 from rag.index import Index
-from rag.ingest import ingest, remove
+from rag._ingest import ingest, remove
 from rag.retrieve import Filters, search
 from rag.settings import Settings
 from tests.conftest import ROOT
@@ -107,7 +107,7 @@ WRITER = """
 import sys
 sys.path.insert(0, {root!r})
 from rag.index import Index
-from rag.ingest import ingest
+from rag._ingest import ingest
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 index = Index(Settings(index_dir={folder!r}, chroma_url={url!r}), FakeEmbedding(), create=True)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from rag.index import Index
-from rag.ingest import ingest
+from rag._ingest import ingest
 from rag.settings import Settings
 from tests.conftest import ROOT, SEEDS
 from tests.fake_embedding import FakeEmbedding

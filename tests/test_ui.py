@@ -14,7 +14,7 @@ import ui_tabs
 from rag import api
 from rag.errors import ConfigError
 from rag.index import Index
-from rag.ingest import ingest
+from rag._ingest import ingest
 from rag.records import Hit, Paper
 from rag.settings import Settings
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import ui
 from rag.index import Index
-from rag.ingest import ingest
+from rag._ingest import ingest
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.errors import ParseError
-from rag.export import ACCENTS, LETTERS, SYMBOLS
+from rag._export import ACCENTS, LETTERS, SYMBOLS
 from rag.naming import derive_label, family_name
 from rag.parsers.reading import read_document
 from rag.records import Paper
