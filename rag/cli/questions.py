@@ -371,7 +371,7 @@ def serve(
 
 
 # Commands of other concepts register themselves on `cli` (kept out of this file's size).
-from rag import cli_references  # noqa: E402, F401
+from rag.cli import references  # noqa: E402, F401
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from rag.cli import _emit_json, _settings, cli, filter_options
+from rag.cli.questions import _emit_json, _settings, cli, filter_options
 
 _REFERENCE_FORMATS = ["bibtex", "ris", "csljson", "markdown"]
 
