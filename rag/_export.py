@@ -24,6 +24,7 @@ from rag.records import Paper
 
 AREA_SEPARATOR = " · "  # how the seed pages write "Field · Subfield"
 DERIVED_NOTE = "Derived label, not the title"
+TRUNCATED_NOTE = "The source lists more authors than these."
 
 # -- LaTeX encoding, shared with the BibTeX reader (rag.parsers.bibtex)
 
@@ -265,7 +266,7 @@ def ris_record(paper: Paper) -> list[tuple[str, str]]:
     if paper.url:
         lines.append(("UR", paper.url))
     if paper.authors_truncated:
-        lines.append(("N1", "The source lists more authors than these."))
+        lines.append(("N1", TRUNCATED_NOTE))
     if note := _note(paper):
         lines.append(("N1", note))
     lines += [("AB", paper.abstract), ("ER", "")]
@@ -303,7 +304,7 @@ def csl_item(paper: Paper) -> dict[str, Any]:
         item["keyword"] = ", ".join(keywords)
     notes = [n for n in (_note(paper),) if n]
     if paper.authors_truncated:
-        notes.append("The source lists more authors than these.")
+        notes.append(TRUNCATED_NOTE)
     if notes:
         item["note"] = "\n".join(notes)
     item["abstract"] = paper.abstract

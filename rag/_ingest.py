@@ -12,7 +12,7 @@ import numpy as np
 
 from rag.chunking import chunk_paper
 from rag.index import Index
-from rag.naming import assign_keys
+from rag.naming import settle_keys
 from rag.parsers import iter_files, parse_path
 from rag.records import IngestReport, Paper
 
@@ -154,7 +154,8 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
             if p.source_file in files.complete and pid not in parsed
         ]
         taken = {p.citation_key for pid, p in stored.items() if pid not in set(stale)}
-        new = assign_keys([p for pid, p in parsed.items() if pid not in stored], taken)
+        keyed = settle_keys([p for pid, p in parsed.items() if pid not in stored], taken)
+        new = keyed.papers
         if new:
             index.embedder  # noqa: B018  # a model that cannot load fails before any write
         moved = [
@@ -175,6 +176,7 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         removed=len(stale),
         files=len(files.files),
         errors=tuple(files.errors),
+        key_clashes=tuple(keyed.clashes),
     )
     log.info("ingest: %s", report)
     return report

@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from rag.records import Paper
 from rag.text import fold
@@ -63,6 +64,25 @@ def family_name(name: str) -> str:
     ):
         start -= 1
     return " ".join(tokens[start:])
+
+
+def display_name(name: str) -> str:
+    """Return "Given Family" for "Family, Given" when `family_name` reads it back the same.
+
+    So a paper exported to BibTeX and read back has the same authors, and the same id; a
+    name whose family part would be misread in that order ("De La Cruz, Juan") stays as is.
+    """
+    name = " ".join(name.split())
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) == 2 and all(parts):
+        family, given = parts
+        flipped = f"{given} {family}"
+    elif len(parts) == 3 and all(parts):
+        family, suffix, given = parts
+        flipped = f"{given} {family} {suffix}"
+    else:
+        return name
+    return flipped if family_name(flipped) == family else name
 
 
 def split_authors(text: str) -> tuple[list[str], bool]:
@@ -251,24 +271,82 @@ def unique_keys(keys: Sequence[str], taken: Iterable[str] = ()) -> list[str]:
     return out
 
 
-def assign_keys(papers: Sequence[Paper], taken: Iterable[str] = ()) -> list[Paper]:
-    """Fill in unique citation keys, independent of the order the papers were read in.
+_KEY_FORBIDDEN = re.compile(r'[\s,{}()=\\"#%~\']')
+MAX_KEY_LENGTH = 120
 
-    Keys are made unique over the papers sorted by id, so the same set of papers always gets
-    the same keys.
+
+def usable_key(key: str | None) -> str | None:
+    """Return a source's citation key when BibTeX and Pandoc can cite it as it is, else None.
+
+    A key is usable when it is non-empty, at most `MAX_KEY_LENGTH` characters, holds a letter
+    (so a reference manager's record number such as "12" is not taken for a key), and none
+    of whitespace or the characters BibTeX gives a meaning to (``, { } ( ) = " # % ~ \\ '``).
+    A URL-like id (Zotero's CSL-JSON `http://zotero.org/users/.../items/...`) is not a key.
 
     Args:
-        papers: papers, whose existing `citation_key` is replaced.
-        taken: keys already in use, which none of the new keys may equal.
+        key: the key as the source wrote it, or None.
 
     Returns:
-        The papers in their input order, each with its key set.
+        The key with surrounding space stripped, or None.
     """
-    order = sorted(range(len(papers)), key=lambda i: papers[i].id)
-    raw = [
-        citation_key(papers[i].authors, papers[i].year, papers[i].title, papers[i].abstract)
-        or "anon"
-        for i in order
-    ]
+    key = (key or "").strip()
+    if not key or len(key) > MAX_KEY_LENGTH or _KEY_FORBIDDEN.search(key):
+        return None
+    if "://" in key or not any(ch.isalpha() for ch in key):
+        return None
+    return key
+
+
+@dataclass(frozen=True)
+class KeyedPapers:
+    """Papers with their citation keys settled, and one message per key that had to change."""
+
+    papers: list[Paper]
+    clashes: list[str]
+
+
+def settle_keys(papers: Sequence[Paper], taken: Iterable[str] = ()) -> KeyedPapers:
+    """Give each paper a unique citation key, keeping the key its source gave where it can.
+
+    A key from the source (BibTeX entry key, CSL-JSON id, RIS ID, ...) is kept; papers
+    without one get a derived key (`citation_key`). Keys in `taken` stay with the papers
+    that hold them. A clash is resolved the same way whatever order the papers were read
+    in: source keys before derived ones, each group by paper id; the first keeps the bare
+    key, later ones get "b", "c", ... and the change is reported.
+
+    Args:
+        papers: new papers; `citation_key` holds the source's key or "".
+        taken: keys already in use (e.g. in the index).
+
+    Returns:
+        The papers in their input order with their keys set, and the clash messages.
+    """
+    taken = set(taken)
+    given = [usable_key(p.citation_key) for p in papers]
+    order = sorted(range(len(papers)), key=lambda i: (given[i] is None, papers[i].id))
+    raw = [given[i] or _derived_key(papers[i]) for i in order]
     keys = dict(zip(order, unique_keys(raw, taken), strict=True))
-    return [paper.with_(citation_key=keys[i]) for i, paper in enumerate(papers)]
+    first: dict[str, int] = {}
+    clashes = []
+    for i, key in zip(order, raw, strict=True):
+        if keys[i] == key:
+            first.setdefault(key, i)
+            continue
+        if given[i] is None:
+            continue  # a derived key was never the user's: no need to report its suffix
+        holder = papers[first[key]].source if key in first else "a paper already in the index"
+        clashes.append(
+            f"{papers[i].source}: citation key '{key}' is already used by {holder}: "
+            f"this paper is cited as '{keys[i]}' (change one of the keys in your library to "
+            "choose)"
+        )
+    return KeyedPapers([p.with_(citation_key=keys[i]) for i, p in enumerate(papers)], clashes)
+
+
+def _derived_key(paper: Paper) -> str:
+    return citation_key(paper.authors, paper.year, paper.title, paper.abstract) or "anon"
+
+
+def assign_keys(papers: Sequence[Paper], taken: Iterable[str] = ()) -> list[Paper]:
+    """Return the papers with unique citation keys (see `settle_keys`), without the report."""
+    return settle_keys(papers, taken).papers

@@ -121,6 +121,9 @@ class IngestReport:
     removed: int = 0
     files: int = 0
     errors: tuple[str, ...] = field(default_factory=tuple)
+    # Citation keys from the files that were taken: each message names both papers and the
+    # key this one got instead. Not an error: every paper still went in.
+    key_clashes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def partial(self) -> bool:

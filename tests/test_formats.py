@@ -1,4 +1,5 @@
-"""Input formats: BibTeX, CSV, the arXiv snapshot, more seed pages, JSON lines.
+"""Input formats: BibTeX, CSV, the arXiv snapshot, more seed pages, JSON lines, RIS, CSL-JSON,
+PubMed.
 
 Each sample in tests/data/ is small and real-looking, with one or two bad records; a good
 record must go in and each bad one must be reported with its file and line.
@@ -29,6 +30,9 @@ SAMPLES = {
     "arxiv-snapshot.jsonl": ("arxiv", 3, [(4, "missing abstract"), (5, "invalid JSON")]),
     "more-seeds.txt": ("seed", 2, [(13, "without an abstract")]),
     "papers.jsonl": ("jsonl", 2, [(3, "missing abstract")]),
+    "zotero-export.ris": ("ris", 4, [(37, "no abstract"), (55, "no 'ER  - ' line")]),
+    "zotero-library.json": ("csljson", 3, [(35, "no 'abstract'"), (57, "'issued'")]),
+    "pubmed-export.nbib": ("pubmed", 3, [(53, "no abstract")]),
 }
 
 

@@ -102,7 +102,7 @@ def _authors(authors: tuple[str, ...] | list[str], truncated: bool, most: int = 
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["arxiv", "bibtex", "csv", "jsonl", "seed"]),
+    type=click.Choice(["arxiv", "bibtex", "csljson", "csv", "jsonl", "pubmed", "ris", "seed"]),
     help="Force a parser instead of choosing by extension and content.",
 )
 @click.pass_context
@@ -113,6 +113,8 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], fmt: str | None) -> None
     report = api.ingest(list(paths), settings=_settings(ctx), fmt=fmt, progress=True)
     for error in report.errors:
         click.echo(f"skipped {error}", err=True)
+    for clash in report.key_clashes:
+        click.echo(f"key clash: {clash}", err=True)
     click.echo(
         f"{report.added} added, {report.updated} moved, {report.removed} removed, "
         f"{report.unchanged} unchanged from {report.files} file(s)"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag.errors import ParseError
-from rag.parsers import arxiv, bibtex, csv_table, jsonl, limits, seed_page
+from rag.parsers import arxiv, bibtex, csl_json, csv_table, jsonl, limits, pubmed, ris, seed_page
 from rag.records import Paper
 
 Parser = Callable[[Path], Iterator[Paper | ParseError]]
@@ -22,12 +22,24 @@ Parser = Callable[[Path], Iterator[Paper | ParseError]]
 PARSERS: dict[str, Parser] = {
     "arxiv": arxiv.parse,
     "bibtex": bibtex.parse,
+    "csljson": csl_json.parse,
     "csv": csv_table.parse,
     "jsonl": jsonl.parse,
+    "pubmed": pubmed.parse,
+    "ris": ris.parse,
     "seed": seed_page.parse,
 }
-_BY_EXTENSION = {".bib": "bibtex", ".bibtex": "bibtex", ".csv": "csv", ".tsv": "csv"}
-_JSON_EXTENSIONS = {".jsonl", ".ndjson", ".json"}  # our schema, BEIR, or the arXiv snapshot
+_BY_EXTENSION = {
+    ".bib": "bibtex",
+    ".bibtex": "bibtex",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".ris": "ris",
+    ".nbib": "pubmed",
+    ".medline": "pubmed",
+}
+# our schema, BEIR, the arXiv snapshot, or CSL-JSON (Zotero's export), told by content
+_JSON_EXTENSIONS = {".jsonl", ".ndjson", ".json"}
 _SNIFFED_EXTENSIONS = {"", ".txt", ".text", ".md"}
 _SNIFF_BYTES = 65536
 MAX_ERRORS_PER_FILE = 100  # past this, the file is surely in another format: stop reading
@@ -95,10 +107,12 @@ def detect_format(path: Path) -> str:
         path: the file.
 
     Returns:
-        A key of `PARSERS`: "bibtex" for .bib, "csv" for .csv/.tsv; for .jsonl/.ndjson/.json
-        and text that starts with "{" or "[", "arxiv" when the first record has the arXiv
-        snapshot's keys, else "jsonl"; for other text, "bibtex" when it starts with an
-        `@type{` entry, "seed" for the seed page layout.
+        A key of `PARSERS`: "bibtex" for .bib, "csv" for .csv/.tsv, "ris" for .ris,
+        "pubmed" for .nbib/.medline; for .jsonl/.ndjson/.json and text that starts with "{"
+        or "[", "arxiv" when the first record has the arXiv snapshot's keys, "csljson" when
+        it has CSL's (`issued`, `author` objects, ...), else "jsonl"; for other text,
+        "bibtex" when it starts with an `@type{` entry, "ris" with `TY  - `, "pubmed" with
+        `PMID- `, "seed" for the seed page layout.
 
     Raises:
         ParseError: when the file cannot be read or its format is unknown.
@@ -107,30 +121,40 @@ def detect_format(path: Path) -> str:
     if suffix in _BY_EXTENSION:
         return _BY_EXTENSION[suffix]
     supported = (
-        "JSON lines (.jsonl), a JSON array (.json), BibTeX (.bib), CSV with a header row "
-        "(.csv) or a seed page (.txt)"
+        "JSON lines (.jsonl), a JSON array (.json), CSL-JSON (.json), BibTeX (.bib), RIS "
+        "(.ris), PubMed (.nbib), CSV with a header row (.csv) or a seed page (.txt)"
     )
     if suffix in _JSON_EXTENSIONS:
-        return "arxiv" if _arxiv_lines(path) else "jsonl"
+        return _json_kind(path)
     if suffix not in _SNIFFED_EXTENSIONS:
         raise ParseError(str(path), f"unsupported file type '{suffix}': use {supported}")
     head = _head(path).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
     if head.startswith(("{", "[")):
-        return "arxiv" if arxiv.looks_like(head) else "jsonl"
+        return _json_kind_of(head)
     if bibtex.looks_like(head):
         return "bibtex"
+    if ris.looks_like(head):
+        return "ris"
+    if pubmed.looks_like(head):
+        return "pubmed"
     if seed_page.looks_like(head):
         return "seed"
     raise ParseError(str(path), f"cannot tell the format of this file: use {supported}")
 
 
-def _arxiv_lines(path: Path) -> bool:
-    """Whether a JSON file holds arXiv snapshot lines (unreadable: no, parse_path says why)."""
+def _json_kind(path: Path) -> str:
+    """Tell which JSON records a file holds (unreadable: "jsonl", parse_path says why)."""
     try:
         head = _head(path).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
     except OSError:
-        return False
-    return arxiv.looks_like(head)
+        return "jsonl"
+    return _json_kind_of(head)
+
+
+def _json_kind_of(head: str) -> str:
+    if arxiv.looks_like(head):
+        return "arxiv"
+    return "csljson" if csl_json.looks_like(head) else "jsonl"
 
 
 def iter_path(path: Path, fmt: str | None = None) -> Iterator[Paper | ParseError]:

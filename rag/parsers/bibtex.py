@@ -21,7 +21,7 @@ from pathlib import Path
 
 from rag.errors import ParseError
 from rag._export import ACCENTS, LETTERS, SYMBOLS
-from rag.naming import derive_label, family_name
+from rag.naming import derive_label, display_name
 from rag.parsers.reading import read_document
 from rag.records import Paper
 from rag.text import clean_markup
@@ -102,7 +102,7 @@ def _paper(entry: _Entry, path: str) -> Paper | ParseError:
         return ParseError(path, reason, entry.line)
     names = _split_top(f.get("author", "") or f.get("editor", ""), r"\s+and\s+")
     truncated = bool(names) and names[-1].strip().lower() == "others"
-    authors = [_display_name(decode_latex(n)) for n in names[: -1 if truncated else None]]
+    authors = [display_name(decode_latex(n)) for n in names[: -1 if truncated else None]]
     authors = [a for a in authors if a]
     keywords = [decode_latex(k) for k in _split_top(f.get("keywords", ""), r"\s*[,;]\s*")]
     title = decode_latex(f.get("title", "")) or None
@@ -127,25 +127,6 @@ def _paper(entry: _Entry, path: str) -> Paper | ParseError:
         label="" if title else derive_label(authors, abstract, truncated),
         label_derived=title is None,
     )
-
-
-def _display_name(name: str) -> str:
-    """Return "Given Family" for "Family, Given" when `family_name` reads it back the same.
-
-    So a paper exported to BibTeX and read back has the same authors, and the same id; a
-    name whose family part would be misread in that order ("De La Cruz, Juan") stays as is.
-    """
-    name = " ".join(name.split())
-    parts = [p.strip() for p in name.split(",")]
-    if len(parts) == 2 and all(parts):
-        family, given = parts
-        flipped = f"{given} {family}"
-    elif len(parts) == 3 and all(parts):
-        family, suffix, given = parts
-        flipped = f"{given} {family} {suffix}"
-    else:
-        return name
-    return flipped if family_name(flipped) == family else name
 
 
 def _year(text: str) -> int | None:

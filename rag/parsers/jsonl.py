@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -32,6 +32,23 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
     Returns:
         An iterator of papers and, for each bad record, a `ParseError` with its line.
     """
+    return parse_records(path, paper_from_record)
+
+
+Builder = Callable[[Any, str], Paper]
+
+
+def parse_records(path: Path, build: Builder) -> Iterator[Paper | ParseError]:
+    """Parse JSON lines or one JSON array, turning each record into a paper with `build`.
+
+    Args:
+        path: the file.
+        build: makes a paper of one decoded record and its `path:line`; raises ValueError
+            with the reason for a bad record.
+
+    Returns:
+        An iterator of papers and, for each bad record, a `ParseError` with its line.
+    """
     with path.open("rb") as fh:
         is_array = _first_byte(fh) == b"["
         if not is_array:
@@ -39,7 +56,7 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
                 if isinstance(item, ParseError):
                     yield item
                 else:
-                    yield from _parse_line(item[1], item[0], str(path))
+                    yield from _parse_line(item[1], item[0], str(path), build)
             return
     try:
         text = read_document(
@@ -50,7 +67,7 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
     except ParseError as exc:
         yield exc
         return
-    yield from _parse_array(text, str(path))
+    yield from _parse_array(text, str(path), build)
 
 
 def _first_byte(fh: IO[bytes]) -> bytes:
@@ -59,7 +76,9 @@ def _first_byte(fh: IO[bytes]) -> bytes:
     return head[:1]
 
 
-def _parse_line(raw: bytes, number: int, path: str) -> Iterator[Paper | ParseError]:
+def _parse_line(
+    raw: bytes, number: int, path: str, build: Builder
+) -> Iterator[Paper | ParseError]:
     try:
         line = decode_line(raw, path, number)
     except ParseError as exc:
@@ -73,10 +92,10 @@ def _parse_line(raw: bytes, number: int, path: str) -> Iterator[Paper | ParseErr
         reason = f"invalid JSON ({exc.msg}, column {exc.colno}): fix or remove this line"
         yield ParseError(path, reason, number)
         return
-    yield _record(record, path, number)
+    yield _record(record, path, number, build)
 
 
-def _parse_array(text: str, path: str) -> Iterator[Paper | ParseError]:
+def _parse_array(text: str, path: str, build: Builder) -> Iterator[Paper | ParseError]:
     """Parse `[record, ...]`, tracking each record's line; stop at a syntax error."""
     decoder = json.JSONDecoder()
     pos = text.index("[") + 1
@@ -95,7 +114,7 @@ def _parse_array(text: str, path: str) -> Iterator[Paper | ParseError]:
             reason = f"invalid JSON ({exc.msg}, column {exc.colno}): the rest is skipped"
             yield ParseError(path, reason, exc.lineno)
             return
-        yield _record(record, path, line)
+        yield _record(record, path, line, build)
 
 
 def _skip_separators(text: str, pos: int) -> int:
@@ -104,9 +123,9 @@ def _skip_separators(text: str, pos: int) -> int:
     return pos
 
 
-def _record(record: Any, path: str, line: int) -> Paper | ParseError:
+def _record(record: Any, path: str, line: int, build: Builder) -> Paper | ParseError:
     try:
-        return paper_from_record(record, f"{path}:{line}")
+        return build(record, f"{path}:{line}")
     except ValueError as exc:
         return ParseError(path, str(exc), line)
 
