@@ -32,10 +32,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from rag._ingest import ingest  # noqa: E402
 from rag.citations import PaperFacts, support_score  # noqa: E402
 from rag.evidence import paper_sentences  # noqa: E402
 from rag.index import Index  # noqa: E402
-from rag._ingest import ingest  # noqa: E402
 from rag.records import Paper  # noqa: E402
 from rag.retrieve import search  # noqa: E402
 from rag.settings import Settings  # noqa: E402

@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from rag._ingest import ingest  # noqa: E402
 from rag.chunking import chunk_paper  # noqa: E402
 from rag.embedding import load_embedder  # noqa: E402
 from rag.index import Index  # noqa: E402
-from rag._ingest import ingest  # noqa: E402
 from rag.parsers import parse_path  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 

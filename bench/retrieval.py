@@ -30,9 +30,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.pop("OPENAI_API_KEY", None)  # llama-index must never reach for OpenAI
 
+from rag._evaluate import evaluate, open_eval_index, read_qrels, read_queries, score_run  # noqa: E402
 from rag.chunking import paper_text  # noqa: E402
 from rag.embedding import bundled_model_path  # noqa: E402
-from rag._evaluate import evaluate, open_eval_index, read_qrels, read_queries, score_run  # noqa: E402
 from rag.lexical import BM25Index  # noqa: E402
 from rag.retrieve import search  # noqa: E402
 from rag.settings import Settings  # noqa: E402

@@ -180,8 +180,8 @@ def open_eval_index(
     Raises:
         ConfigError: the folder has no corpus.jsonl.
     """
-    from rag.index import Index
     from rag._ingest import ingest, remove
+    from rag.index import Index
 
     corpus = _required(Path(dataset_dir) / "corpus.jsonl", "corpus.jsonl").resolve()
     name = "eval-" + (re.sub(r"[^A-Za-z0-9_-]+", "-", corpus.parent.name).strip("-_") or "data")

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from rag import prompts
+from rag._ingest import ingest
 from rag.answer import Answer, answer, answer_stream
 from rag.backends.base import Prompt
 from rag.errors import BackendError
 from rag.index import Index
-from rag._ingest import ingest
 from rag.settings import Settings
 from tests.conftest import ROOT
 from tests.fakes import FakeLLM

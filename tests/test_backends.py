@@ -244,8 +244,8 @@ def test_bundled_smollm2_serves_two_threads_at_once() -> None:
 def test_answer_over_http_shows_only_checked_sentences(
     openai_server: FakeOpenAIServer, fake_index: Index, seeds_copy: Path
 ) -> None:
-    from rag.answer import answer
     from rag._ingest import ingest
+    from rag.answer import answer
 
     ingest([seeds_copy], fake_index)
     sentence = (

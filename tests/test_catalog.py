@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.index import Index
 from rag._ingest import ingest, remove
+from rag.index import Index
 from rag.records import Paper
 from tests.fake_embedding import FakeEmbedding
 

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from rag._ingest import ingest
 from rag.claims import MIN_SCORE, _Scorer, citation_command, cite, cite_draft, find_paper
 from rag.cli import cli
 from rag.errors import ConfigError, PaperNotFoundError
 from rag.index import Index
-from rag._ingest import ingest
 
 DATA = Path(__file__).parent / "data"
 FAKE_MIN = 0.35  # the fake embedding's cosines run lower than MiniLM's

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 import ui
+from rag._ingest import ingest
 from rag.answer import Answer, answer
 from rag.condense import Turn, condense, paper_name, rule_rewrite, to_turns
 from rag.index import Index
-from rag._ingest import ingest
 from rag.records import Paper
 from rag.settings import Settings
 from tests.fakes import FakeLLM

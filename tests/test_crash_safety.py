@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.index import Index
 from rag._ingest import PAPERS_PER_BATCH, ingest
+from rag.index import Index
 from rag.settings import Settings
 from tests.conftest import ROOT
 from tests.fake_embedding import FakeEmbedding

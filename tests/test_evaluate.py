@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.errors import ConfigError, ParseError
 from rag._evaluate import EvalResult, evaluate
+from rag.errors import ConfigError, ParseError
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 
@@ -110,8 +110,8 @@ def test_bad_qrels_line_names_file_and_line(tmp_path: Path, settings: Settings) 
 def test_eval_never_touches_the_users_index(
     beir: Path, settings: Settings, seeds_copy: Path
 ) -> None:
-    from rag.index import Index
     from rag._ingest import ingest
+    from rag.index import Index
 
     embedder = FakeEmbedding()
     ingest([seeds_copy], Index(settings, embedder, create=True))

@@ -15,7 +15,6 @@ import bibtexparser
 import pytest
 from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors, SplitNameParts
 
-from rag.errors import ConfigError
 from rag._export import (
     bibtex_entry,
     latex_escape,
@@ -26,6 +25,7 @@ from rag._export import (
     to_markdown,
     to_ris,
 )
+from rag.errors import ConfigError
 from rag.naming import assign_keys, family_name
 from rag.parsers import parse_path
 from rag.parsers.bibtex import parse_text as read_bibtex

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rag.index import Index
 from rag._ingest import ingest
+from rag.index import Index
 from rag.parsers import detect_format, parse_path
 from rag.parsers.bibtex import decode_latex
 from rag.parsers.bibtex import parse_text as parse_bibtex

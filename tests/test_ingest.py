@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from rag._ingest import ingest, remove
 from rag.errors import ConfigError
 from rag.index import Index
-from rag._ingest import ingest, remove
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 

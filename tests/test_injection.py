@@ -11,11 +11,11 @@ from typing import ClassVar
 import pytest
 
 from rag import prompts
+from rag._ingest import ingest
 from rag.answer import Answer, answer
 from rag.backends.base import Prompt
 from rag.evidence import looks_like_instruction, paper_sentences
 from rag.index import Index
-from rag._ingest import ingest
 from rag.records import Paper
 from rag.settings import Settings
 from tests.conftest import SEEDS

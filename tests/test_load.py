@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 import pytest
 
 from rag import api
-from rag.index import Index
 from rag._ingest import ingest
+from rag.index import Index
 from rag.records import Hit
 from rag.retrieve import Filters
 from rag.settings import Settings

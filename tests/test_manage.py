@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from rag._ingest import ingest, remove
+from rag._similar import similar
 from rag.claims import find_paper
 from rag.cli import cli
 from rag.errors import ConfigError
 from rag.index import Index
-from rag._ingest import ingest, remove
-from rag._similar import similar
 
 DATA = Path(__file__).parent / "data"
 

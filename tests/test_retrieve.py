@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rag._ingest import ingest, remove
 from rag.errors import ConfigError, FilterMatchesNothingError
 from rag.index import Index
-from rag._ingest import ingest, remove
 from rag.lexical import BM25Index, fingerprint
 from rag.retrieve import Filters, search
 from rag.settings import Settings

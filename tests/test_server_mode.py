@@ -14,9 +14,9 @@ import httpx
 import pytest
 
 import rag
+from rag._ingest import ingest, remove
 from rag.api import open_index
 from rag.index import Index
-from rag._ingest import ingest, remove
 from rag.retrieve import Filters, search
 from rag.settings import Settings
 from tests.conftest import ROOT

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rag.index import Index
 from rag._ingest import ingest
+from rag.index import Index
 from rag.settings import Settings
 from tests.conftest import ROOT, SEEDS
 from tests.fake_embedding import FakeEmbedding

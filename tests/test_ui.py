@@ -12,9 +12,9 @@ import pytest
 import ui
 import ui_tabs
 from rag import api
+from rag._ingest import ingest
 from rag.errors import ConfigError
 from rag.index import Index
-from rag._ingest import ingest
 from rag.records import Hit, Paper
 from rag.settings import Settings
 

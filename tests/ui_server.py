@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import ui
-from rag.index import Index
 from rag._ingest import ingest
+from rag.index import Index
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 

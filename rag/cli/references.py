@@ -1,4 +1,4 @@
-"""CLI commands for literature reviews: cite, show, remove, similar (registered on `rag.cli`)."""
+"""CLI commands for literature reviews: cite, show, similar."""
 
 from __future__ import annotations
 
@@ -9,33 +9,20 @@ from typing import Any
 
 import click
 
-from rag.cli.questions import _emit_json, _settings, cli, filter_options
+from rag.cli.group import (
+    authors_line,
+    command,
+    emit_json,
+    filter_options,
+    index_for,
+    make_filters,
+    paper_name,
+)
 
 _REFERENCE_FORMATS = ["bibtex", "ris", "csljson", "markdown"]
 
 
-def _index(ctx: click.Context) -> Any:
-    from rag import api
-
-    return api.open_index(_settings(ctx))
-
-
-def _people(authors: tuple[str, ...], truncated: bool, most: int = 3) -> str:
-    shown = ", ".join(authors[:most])
-    return shown + (" et al." if truncated or len(authors) > most else "")
-
-
-def _name(paper: Any) -> str:
-    return paper.title or paper.label or paper.citation_key
-
-
-def _filters(**filters: Any) -> Any:
-    from rag.retrieve import Filters
-
-    return Filters(**filters)
-
-
-@cli.command()
+@command()
 @click.argument("claim", required=False)
 @click.option(
     "--draft",
@@ -87,29 +74,36 @@ def cite(
         raise click.UsageError("Give either a CLAIM or --draft FILE.")
     if bib and not draft:
         raise click.UsageError("--bib goes with --draft (for a CLAIM, use --format bibtex).")
-    index = _index(ctx)
+    index = index_for(ctx)
     score = citing.MIN_SCORE if min_score is None else min_score
     if claim:
-        result = citing.cite(index, claim, k=k or 5, min_score=score, filters=_filters(**filters))
+        result = citing.cite(
+            index, claim, k=k or 5, min_score=score, filters=make_filters(**filters)
+        )
         papers = [s.paper for s in result.supports]
         if fmt:
             click.echo(render(papers, fmt), nl=False)
         elif as_json:
-            _emit_json(result.to_dict())
+            emit_json(result.to_dict())
         else:
             _print_supports(result)
         return
     assert draft is not None
     text = sys.stdin.read() if str(draft) == "-" else _read(draft)
     cited = citing.cite_draft(
-        index, text, style=style, per_sentence=k or 2, min_score=score, filters=_filters(**filters)
+        index,
+        text,
+        style=style,
+        per_sentence=k or 2,
+        min_score=score,
+        filters=make_filters(**filters),
     )
     if bib:
         bib.write_text(to_bibtex(cited.papers), encoding="utf-8")
     if fmt:
         click.echo(render(cited.papers, fmt), nl=False)
     elif as_json:
-        _emit_json(cited.to_dict())
+        emit_json(cited.to_dict())
     else:
         click.echo(cited.text.rstrip("\n"))
     _summarize_draft(cited, bib)
@@ -140,8 +134,10 @@ def _print_supports(result: Any) -> None:
         return
     for s in result.supports:
         p = s.paper
-        click.echo(f"{s.rank:>2}. {_name(p)}  [{p.citation_key}]  score {s.score:.2f}")
-        click.echo(f"    {_people(p.authors, p.authors_truncated)} · {p.area or 'area unknown'}")
+        click.echo(f"{s.rank:>2}. {paper_name(p)}  [{p.citation_key}]  score {s.score:.2f}")
+        click.echo(
+            f"    {authors_line(p.authors, p.authors_truncated)} · {p.area or 'area unknown'}"
+        )
         quote = f"“{s.sentence}”"
         click.echo(textwrap.fill(quote, width=96, initial_indent="    ", subsequent_indent="    "))
 
@@ -162,7 +158,7 @@ def _summarize_draft(cited: Any, bib: Path | None) -> None:
         click.echo(f"wrote {len(cited.papers)} BibTeX entries to {bib}", err=True)
 
 
-@cli.command()
+@command()
 @click.argument("key_or_id")
 @click.option(
     "--format",
@@ -173,12 +169,12 @@ def _summarize_draft(cited: Any, bib: Path | None) -> None:
 @click.pass_context
 def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
     """Show the full record of one paper (by citation key or id), and its BibTeX."""
-    from rag.claims import find_paper
     from rag._export import render
+    from rag.claims import find_paper
 
-    paper = find_paper(_index(ctx), key_or_id)
+    paper = find_paper(index_for(ctx), key_or_id)
     if fmt == "json":
-        _emit_json(paper.to_dict())
+        emit_json(paper.to_dict())
         return
     if fmt:
         click.echo(render([paper], fmt), nl=False)
@@ -204,41 +200,26 @@ def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
     click.echo(render([paper], "bibtex"), nl=False)
 
 
-@cli.command()
-@click.argument("keys", nargs=-1, required=True)
-@click.pass_context
-def remove(ctx: click.Context, keys: tuple[str, ...]) -> None:
-    """Remove papers (by citation key or id) from the index: Chroma and BM25 both."""
-    from rag.claims import find_paper
-    from rag._ingest import remove as remove_papers
-
-    index = _index(ctx)
-    papers = [find_paper(index, key) for key in keys]  # all known before anything goes
-    unique = list({p.id: p for p in papers}.values())
-    removed = remove_papers(index, [p.id for p in unique])
-    for p in unique:
-        click.echo(f"removed {p.citation_key}  {_name(p)}  ({p.source_file})")
-    click.echo(f"{removed} paper(s) removed; ingesting their file again brings them back.")
-
-
-@cli.command()
+@command()
 @click.argument("key_or_id")
 @click.option("-k", "--top-k", "k", default=5, show_default=True, help="Papers to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def similar(ctx: click.Context, key_or_id: str, k: int, as_json: bool) -> None:
     """List the papers most like one paper (by citation key or id)."""
-    from rag.claims import find_paper
     from rag._similar import similar as nearest
+    from rag.claims import find_paper
 
-    index = _index(ctx)
+    index = index_for(ctx)
     paper = find_paper(index, key_or_id)
     hits = nearest(index, paper, k=k)
     if as_json:
-        _emit_json([h.to_dict() for h in hits])
+        emit_json([h.to_dict() for h in hits])
         return
-    click.echo(f"Papers like {_name(paper)} [{paper.citation_key}]:")
+    click.echo(f"Papers like {paper_name(paper)} [{paper.citation_key}]:")
     for h in hits:
         p = h.paper
-        click.echo(f"{h.rank:>2}. {_name(p)}  [{p.citation_key}]  similarity {h.score:.2f}")
-        click.echo(f"    {_people(p.authors, p.authors_truncated)} · {p.area or 'area unknown'}")
+        click.echo(f"{h.rank:>2}. {paper_name(p)}  [{p.citation_key}]  similarity {h.score:.2f}")
+        click.echo(
+            f"    {authors_line(p.authors, p.authors_truncated)} · {p.area or 'area unknown'}"
+        )

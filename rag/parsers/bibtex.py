@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.errors import ParseError
 from rag._export import ACCENTS, LETTERS, SYMBOLS
+from rag.errors import ParseError
 from rag.naming import derive_label, display_name
 from rag.parsers.reading import read_document
 from rag.records import Paper

@@ -1,0 +1,80 @@
+"""CLI commands that manage the library in the index: ingest, list, remove."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from rag.cli.group import (
+    EXIT_PARTIAL,
+    authors_line,
+    command,
+    emit_json,
+    index_for,
+    paper_name,
+    settings_for,
+)
+
+
+@command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["arxiv", "bibtex", "csljson", "csv", "jsonl", "pubmed", "ris", "seed"]),
+    help="Force a parser instead of choosing by extension and content.",
+)
+@click.pass_context
+def ingest(ctx: click.Context, paths: tuple[Path, ...], fmt: str | None) -> None:
+    """Add papers from files or folders to the index."""
+    from rag import api
+
+    report = api.ingest(list(paths), settings=settings_for(ctx), fmt=fmt, progress=True)
+    for error in report.errors:
+        click.echo(f"skipped {error}", err=True)
+    for clash in report.key_clashes:
+        click.echo(f"key clash: {clash}", err=True)
+    click.echo(
+        f"{report.added} added, {report.updated} moved, {report.removed} removed, "
+        f"{report.unchanged} unchanged from {report.files} file(s)"
+        + (f"; {len(report.errors)} problem(s) above" if report.errors else "")
+    )
+    if report.partial:
+        ctx.exit(EXIT_PARTIAL)
+
+
+@command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def list_(ctx: click.Context, as_json: bool) -> None:
+    """List every paper in the index."""
+    from rag import api
+
+    papers = api.list_papers(settings=settings_for(ctx))
+    if as_json:
+        emit_json([p.to_dict() for p in papers])
+        return
+    for p in papers:
+        click.echo(
+            f"{p.citation_key:<24} {authors_line(p.authors, p.authors_truncated, 2):<40} "
+            f"{p.area or '-'}"
+        )
+    click.echo(f"{len(papers)} papers")
+
+
+@command()
+@click.argument("keys", nargs=-1, required=True)
+@click.pass_context
+def remove(ctx: click.Context, keys: tuple[str, ...]) -> None:
+    """Remove papers (by citation key or id) from the index: Chroma and BM25 both."""
+    from rag._ingest import remove as remove_papers
+    from rag.claims import find_paper
+
+    index = index_for(ctx)
+    papers = [find_paper(index, key) for key in keys]  # all known before anything goes
+    unique = list({p.id: p for p in papers}.values())
+    removed = remove_papers(index, [p.id for p in unique])
+    for p in unique:
+        click.echo(f"removed {p.citation_key}  {paper_name(p)}  ({p.source_file})")
+    click.echo(f"{removed} paper(s) removed; ingesting their file again brings them back.")
