@@ -197,7 +197,9 @@ class DraftResult(BaseModel):
             for s in cited.sentences
         ]
         keys = [p.citation_key for p in cited.papers]
-        return cls(text=cited.text, style=cited.style, sentences=sentences, keys=keys, bibtex=bibtex)
+        return cls(
+            text=cited.text, style=cited.style, sentences=sentences, keys=keys, bibtex=bibtex
+        )
 
 
 class PaperResult(BaseModel):

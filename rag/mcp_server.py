@@ -183,7 +183,9 @@ def build_server(settings: Settings, *, allow_write: bool = False) -> MCPServer:
 
     def similar_papers(key: Key, k: K = 5) -> SearchResult:
         """List the papers most like one paper ("more like this"), by citation key or id."""
-        return SearchResult(papers=[PaperHit.of(h) for h in api.similar(key, settings=settings, k=k)])
+        return SearchResult(
+            papers=[PaperHit.of(h) for h in api.similar(key, settings=settings, k=k)]
+        )
 
     def export_references(
         keys: Annotated[list[str], Field(min_length=1)],

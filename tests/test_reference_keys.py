@@ -69,9 +69,7 @@ def test_a_key_clash_is_settled_the_same_way_in_any_order_and_reported(
     assert winner.source in clash and "cited as 'smith2020b'" in clash
 
 
-def test_a_key_already_in_the_index_stays_with_its_paper(
-    tmp_path: Path, fake_index: Index
-) -> None:
+def test_a_key_already_in_the_index_stays_with_its_paper(tmp_path: Path, fake_index: Index) -> None:
     first = _bib(tmp_path / "first.bib", "lee2021", "Kim Lee", "Protein folding with graphs.")
     ingest([first], fake_index)
     later = _bib(tmp_path / "later.bib", "lee2021", "Min Lee", "Speech recognition in noise.")
@@ -83,9 +81,7 @@ def test_a_key_already_in_the_index_stays_with_its_paper(
 
 def test_a_source_key_wins_over_a_derived_one() -> None:
     derived = Paper.create(authors=["Wei Ju"], abstract="We propose ICGNN for noisy labels.")
-    given = Paper.create(
-        authors=["Wu Ju"], abstract="Another abstract.", citation_key="ju_icgnn"
-    )
+    given = Paper.create(authors=["Wu Ju"], abstract="Another abstract.", citation_key="ju_icgnn")
     keyed = settle_keys([derived, given])
     assert [p.citation_key for p in keyed.papers] == ["ju_icgnnb", "ju_icgnn"]
     assert keyed.clashes == []  # a derived key was never the user's: nothing to report
@@ -115,9 +111,7 @@ def _library() -> list[Paper]:
 
 
 @pytest.mark.parametrize("fmt", sorted(EXTENSIONS))
-def test_an_imported_library_exported_again_reads_back_the_same(
-    fmt: str, tmp_path: Path
-) -> None:
+def test_an_imported_library_exported_again_reads_back_the_same(fmt: str, tmp_path: Path) -> None:
     papers = _library()
     exported = tmp_path / f"library{EXTENSIONS[fmt]}"
     exported.write_text(render(papers, fmt), encoding="utf-8")

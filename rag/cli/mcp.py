@@ -8,9 +8,7 @@ from rag.cli.group import command, settings_for
 
 
 @command()
-@click.option(
-    "--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio."
-)
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="With --http: address.")
 @click.option("--port", default=8765, show_default=True, help="With --http: port.")
 @click.option(

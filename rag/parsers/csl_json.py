@@ -66,15 +66,15 @@ def _string(item: dict[str, Any], key: str) -> str:
 
 def _person(person: Any) -> str:
     if not isinstance(person, dict):
-        raise ValueError("each 'author' must be an object such as {\"family\": ..., \"given\": ...}")
+        raise ValueError('each \'author\' must be an object such as {"family": ..., "given": ...}')
     if literal := _string(person, "literal"):
         return literal
     family = " ".join(
-        p
-        for p in (_string(person, "non-dropping-particle"), _string(person, "family"))
-        if p
+        p for p in (_string(person, "non-dropping-particle"), _string(person, "family")) if p
     )
-    given = " ".join(p for p in (_string(person, "given"), _string(person, "dropping-particle")) if p)
+    given = " ".join(
+        p for p in (_string(person, "given"), _string(person, "dropping-particle")) if p
+    )
     name = f"{given} {family}".strip()
     suffix = _string(person, "suffix")
     return f"{name} {suffix}" if suffix and name else name

@@ -76,9 +76,7 @@ def _first_byte(fh: IO[bytes]) -> bytes:
     return head[:1]
 
 
-def _parse_line(
-    raw: bytes, number: int, path: str, build: Builder
-) -> Iterator[Paper | ParseError]:
+def _parse_line(raw: bytes, number: int, path: str, build: Builder) -> Iterator[Paper | ParseError]:
     try:
         line = decode_line(raw, path, number)
     except ParseError as exc:
