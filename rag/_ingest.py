@@ -12,7 +12,7 @@ import numpy as np
 
 from rag.chunking import chunk_paper
 from rag.index import Index
-from rag.naming import settle_keys
+from rag.naming import rekey_stored, settle_keys
 from rag.parsers import iter_files, parse_path
 from rag.records import IngestReport, Paper
 
@@ -158,10 +158,12 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         new = keyed.papers
         if new:
             index.embedder  # noqa: B018  # a model that cannot load fails before any write
+        kept = [(stored[pid], p) for pid, p in parsed.items() if pid in stored]
+        rekeyed = rekey_stored(kept, taken | {p.citation_key for p in new})
         moved = [
-            stored[pid].with_(source=p.source)
-            for pid, p in parsed.items()
-            if pid in stored and stored[pid].source != p.source
+            old.with_(source=p.source, citation_key=rekeyed.keys.get(old.id, old.citation_key))
+            for old, p in kept
+            if old.source != p.source or old.id in rekeyed.keys
         ]
         if stale:
             index.store.delete(stale)
@@ -176,7 +178,8 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         removed=len(stale),
         files=len(files.files),
         errors=tuple(files.errors),
-        key_clashes=tuple(keyed.clashes),
+        key_clashes=tuple(keyed.clashes + rekeyed.clashes),
+        key_changes=tuple(rekeyed.changes),
     )
     log.info("ingest: %s", report)
     return report

@@ -231,6 +231,7 @@ class IngestResult(BaseModel):
     files: int
     errors: list[str] = Field(description="Skipped files and records, each with file and line.")
     key_clashes: list[str]
+    key_changes: list[str]
 
     @classmethod
     def of(cls, report: IngestReport) -> IngestResult:
@@ -242,6 +243,7 @@ class IngestResult(BaseModel):
             files=report.files,
             errors=list(report.errors),
             key_clashes=list(report.key_clashes),
+            key_changes=list(report.key_changes),
         )
 
 

@@ -350,3 +350,48 @@ def _derived_key(paper: Paper) -> str:
 def assign_keys(papers: Sequence[Paper], taken: Iterable[str] = ()) -> list[Paper]:
     """Return the papers with unique citation keys (see `settle_keys`), without the report."""
     return settle_keys(papers, taken).papers
+
+
+@dataclass(frozen=True)
+class KeyChanges:
+    """New keys for stored papers whose source now gives another key, and why not for some."""
+
+    keys: dict[str, str]  # paper id → the key its source gives
+    changes: list[str]
+    clashes: list[str]
+
+
+def rekey_stored(pairs: Sequence[tuple[Paper, Paper]], in_use: Iterable[str]) -> KeyChanges:
+    """Let a stored paper take the key its source now gives (a key renamed in Zotero, or a
+    paper first read without a key and now from the user's .bib).
+
+    Args:
+        pairs: (stored paper, the same paper as just read), for papers already stored.
+        in_use: every key held in the index and by the papers being added.
+
+    Returns:
+        The keys to store, by paper id (pairs taken in paper-id order), a message per
+        change, and a message per wanted key another paper already holds (it is not taken).
+    """
+    used = set(in_use)
+    keys: dict[str, str] = {}
+    changes: list[str] = []
+    clashes: list[str] = []
+    for stored, read in sorted(pairs, key=lambda pair: pair[0].id):
+        wanted = usable_key(read.citation_key)
+        if not wanted or wanted == stored.citation_key:
+            continue
+        if wanted in used:
+            clashes.append(
+                f"{read.source}: citation key '{wanted}' is already used by another paper: "
+                f"this paper stays '{stored.citation_key}'"
+            )
+            continue
+        used.discard(stored.citation_key)
+        used.add(wanted)
+        keys[stored.id] = wanted
+        changes.append(
+            f"{read.source}: citation key '{stored.citation_key}' is now '{wanted}', "
+            "as the source gives it"
+        )
+    return KeyChanges(keys, changes, clashes)

@@ -124,6 +124,8 @@ class IngestReport:
     # Citation keys from the files that were taken: each message names both papers and the
     # key this one got instead. Not an error: every paper still went in.
     key_clashes: tuple[str, ...] = field(default_factory=tuple)
+    # Stored papers whose source now gives another key (renamed in the reference manager).
+    key_changes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def partial(self) -> bool:

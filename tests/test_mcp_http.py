@@ -51,9 +51,9 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         "RAG_INDEX_DIR": str(tmp_path_factory.mktemp("mcp-http") / "index"),
         "RAG_MCP_TOKEN": TOKEN,
     }
+    command = [sys.executable, "-c", "from rag.cli import main; main()", "mcp", "--http"]
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from rag.cli import main; main()", "mcp", "--http"]
-        + ["--port", str(PORT)],
+        [*command, "--port", str(PORT)],
         env=env,
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,

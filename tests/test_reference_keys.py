@@ -134,3 +134,29 @@ def test_content_detection_and_format_override(tmp_path: Path) -> None:
     odd.write_bytes((DATA / "zotero-export.ris").read_bytes())
     assert len(parse_path(odd, "ris").papers) == 4  # --format ris reads any file name
     assert detect_format(DATA / "papers.jsonl") == "jsonl"  # our schema is not CSL-JSON
+
+
+def test_a_stored_paper_takes_the_key_the_users_library_now_gives(
+    tmp_path: Path, fake_index: Index
+) -> None:
+    from rag._export import to_bibtex
+
+    ingest([SEEDS], fake_index)
+    papers = {p.citation_key: p for p in fake_index.papers.values()}
+    ju, mai = papers["ju_icgnn"], papers["mai"]
+    mine = tmp_path / "my-library.bib"
+    mine.write_text(
+        to_bibtex([ju.with_(citation_key="juNoisyLabelsGraphs")])
+        + to_bibtex([mai.with_(citation_key="li_cell")]),  # another paper holds this key
+        encoding="utf-8",
+    )
+    report = ingest([mine], fake_index)
+    assert report.added == 0 and report.updated == 2  # the same papers, read from a new file
+    keys = {p.id: p.citation_key for p in fake_index.papers.values()}
+    assert keys[ju.id] == "juNoisyLabelsGraphs" and keys[mai.id] == "mai"
+    assert report.key_changes == (
+        f"{mine}:1: citation key 'ju_icgnn' is now 'juNoisyLabelsGraphs', as the source gives it",
+    )
+    (clash,) = report.key_clashes
+    assert "'li_cell' is already used by another paper: this paper stays 'mai'" in clash
+    assert len(set(keys.values())) == len(keys)

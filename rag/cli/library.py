@@ -35,6 +35,8 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], fmt: str | None) -> None
         click.echo(f"skipped {error}", err=True)
     for clash in report.key_clashes:
         click.echo(f"key clash: {clash}", err=True)
+    for change in report.key_changes:
+        click.echo(f"key changed: {change}", err=True)
     click.echo(
         f"{report.added} added, {report.updated} moved, {report.removed} removed, "
         f"{report.unchanged} unchanged from {report.files} file(s)"
