@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rag.index import Index
     from rag.records import Paper
 
-UPLOAD_TYPES = [".txt", ".jsonl", ".json", ".csv", ".bib"]
+UPLOAD_TYPES = [".txt", ".jsonl", ".json", ".csv", ".bib", ".ris", ".nbib"]
 MAX_UPLOAD_MB = 50
 STYLES = [("LaTeX \\cite{key}", "latex"), ("Pandoc [@key]", "pandoc")]
 LIBRARY_COLUMNS = ["Key", "Title", "Authors", "Area", "Year"]
