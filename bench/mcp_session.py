@@ -30,13 +30,13 @@ DRAFT = (
 )
 
 
-def _short(value: Any, width: int = 90) -> Any:
+def _short(value: Any, width: int = 72) -> Any:
     if isinstance(value, str):
         return value if len(value) <= width else value[: width - 1] + "…"
     if isinstance(value, list):
         return [_short(v, width) for v in value[:3]] + (["…"] if len(value) > 3 else [])
     if isinstance(value, dict):
-        return {k: _short(v, width) for k, v in value.items()}
+        return {k: _short(v, width) for k, v in value.items() if v is not None}
     return value
 
 
@@ -47,7 +47,15 @@ async def _show(session: ClientSession, name: str, keep: tuple[str, ...], **args
         print(f"tool error: {result.content[0].text}\n")
         return None
     data = result.structured_content
-    print(json.dumps(_short({k: data[k] for k in keep}), ensure_ascii=False, indent=1), "\n")
+    for key in keep:
+        value = _short(data[key])
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            print(f"{key}:")
+            for item in value:
+                print("  " + json.dumps(item, ensure_ascii=False))
+        else:
+            print(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    print()
     return data
 
 
@@ -84,7 +92,7 @@ async def _loop(index: Path) -> None:
         assert draft is not None
         exported = await _show(session, "export_references", ("keys",), keys=draft["keys"])
         assert exported is not None
-        print(exported["text"].split("\n\n")[0], "\n")
+        print(exported["text"].split("\n\n")[0][:400] + " …\n")
         await _show(session, "get_paper", ("paper",), key="nope2024")
 
 
