@@ -38,6 +38,10 @@ def open_index(
     key = (
         str(Path(settings.index_dir).resolve()),
         settings.chroma_url or "",
+        settings.chroma_tenant,
+        settings.chroma_database,
+        settings.chroma_token_header,
+        settings.chroma_token.get_secret_value() if settings.chroma_token else "",
         settings.collection,
         settings.embedding_model,
         str(id(embedder)) if embedder else "",
@@ -193,8 +197,8 @@ def similar(
     key_or_id: str, *, settings: Settings | None = None, index: Index | None = None, k: int = 5
 ) -> list[Hit]:
     """Return the papers most like the one with this key or id ("more like this")."""
-    from rag.claims import find_paper
     from rag._similar import similar as _similar
+    from rag.claims import find_paper
 
     index = index or open_index(settings)
     return _similar(index, find_paper(index, key_or_id), k=k)
@@ -215,8 +219,8 @@ def remove(
     Raises:
         PaperNotFoundError: a key or id is not in the index (then nothing is removed).
     """
-    from rag.claims import find_paper
     from rag._ingest import remove as _remove
+    from rag.claims import find_paper
 
     index = index or open_index(settings)
     papers = [find_paper(index, k) for k in keys_or_ids]

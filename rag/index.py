@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rag import catalog
+from rag.chroma_client import ChromaServer
 from rag.chunking import paper_text
 from rag.embedding import Embedder, load_embedder, model_dimension, model_name
 from rag.errors import IndexBusyError, IndexMismatchError
@@ -121,7 +122,7 @@ class Index:
             self.settings.collection,
             name,
             dim,
-            chroma_url=self.settings.chroma_url,
+            server=ChromaServer.from_settings(self.settings),
             create=create,
         )
 

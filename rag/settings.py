@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, ValidationError
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -33,6 +33,22 @@ class Settings(BaseSettings):
     index_dir: Path = Field(Path("index_store"), description="Folder of the embedded index.")
     chroma_url: str | None = Field(
         None, description="URL of a Chroma server to use instead of the embedded store."
+    )
+    chroma_token: SecretStr | None = Field(
+        None,
+        description="Token for a Chroma server that requires one (env RAG_CHROMA_TOKEN), sent as "
+        "Chroma's own clients send it.",
+    )
+    chroma_token_header: Literal["Authorization", "X-Chroma-Token"] = Field(
+        "Authorization",
+        description="Header the token goes in: Authorization (as 'Bearer <token>') or "
+        "X-Chroma-Token (Chroma Cloud), as the server expects.",
+    )
+    chroma_tenant: str = Field(
+        "default_tenant", min_length=1, description="Tenant on the Chroma server."
+    )
+    chroma_database: str = Field(
+        "default_database", min_length=1, description="Database in that tenant."
     )
     collection: str = Field("papers", description="Name of the Chroma collection.")
 

@@ -1,7 +1,7 @@
 """The Chroma side of the index: a chunk collection for retrieval, a paper collection for records.
 
-Embedded (`PersistentClient` under the index folder) or a Chroma server (`chroma_url`), through
-the same code. Our own embeddings are always passed: Chroma's default embedding function
+Embedded (`PersistentClient` under the index folder) or a Chroma server (`rag.chroma_client`),
+through the same code. Our own embeddings are always passed: Chroma's default embedding function
 downloads a model and must never run.
 """
 
@@ -12,11 +12,11 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import numpy as np
 
-from rag.errors import ConfigError, IndexMismatchError, IndexNotFoundError
+from rag.chroma_client import ChromaServer, embedded_client
+from rag.errors import IndexMismatchError, IndexNotFoundError
 from rag.records import Paper
 
 log = logging.getLogger(__name__)
@@ -38,28 +38,15 @@ def embedded_index_exists(index_dir: Path) -> bool:
     return (index_dir / "chroma.sqlite3").exists()
 
 
-def _client(index_dir: Path, chroma_url: str | None, create: bool) -> Any:
-    if not chroma_url and not create and not embedded_index_exists(index_dir):
+def _client(index_dir: Path, server: ChromaServer | None, create: bool) -> Any:
+    if server:
+        return server.connect()
+    if not create and not embedded_index_exists(index_dir):
         raise IndexNotFoundError(
             f"No index at {index_dir}: run `rag ingest seeds/` first "
             "(or pass --index / set RAG_INDEX_DIR)."
         )
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    chroma_settings = ChromaSettings(anonymized_telemetry=False)
-    if chroma_url:
-        url = urlparse(chroma_url)
-        if url.scheme not in ("http", "https") or not url.hostname:
-            raise ConfigError(f"Chroma URL {chroma_url!r} is not of the form http://host:port.")
-        return chromadb.HttpClient(
-            host=url.hostname,
-            port=url.port or (443 if url.scheme == "https" else 8000),
-            ssl=url.scheme == "https",
-            settings=chroma_settings,
-        )
-    index_dir.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(index_dir), settings=chroma_settings)
+    return embedded_client(index_dir)
 
 
 def _scalar_metadata(paper: Paper) -> dict[str, str | int | bool]:
@@ -87,12 +74,12 @@ class ChromaStore:
         model_name: str,
         dim: int,
         *,
-        chroma_url: str | None = None,
+        server: ChromaServer | None = None,
         create: bool = False,
     ) -> None:
-        self.location = chroma_url or str(index_dir)
-        self.embedded = not chroma_url
-        self._client = _client(index_dir, chroma_url, create)
+        self.location = server.where if server else str(index_dir)
+        self.embedded = server is None
+        self._client = _client(index_dir, server, create)
         meta = {"hnsw:space": "cosine", "embedding_model": model_name, "dimension": dim}
         names = (f"{collection}_chunks", f"{collection}_papers")
         if create:

@@ -104,3 +104,19 @@ def test_shell_completion_through_click(tmp_path: Path) -> None:
         tmp_path, _RAG_COMPLETE="bash_complete", COMP_WORDS="rag ingest --ind", COMP_CWORD="2"
     )
     assert options.split() == ["plain,--index"]
+
+
+def test_citation_keys_complete_from_the_index(tmp_path: Path, seed_folder: Path) -> None:
+    for words in (f"rag --index {seed_folder} show ju_", f"rag similar --index {seed_folder} ju_"):
+        at = words.split().index("ju_")
+        offered = _complete(
+            tmp_path, _RAG_COMPLETE="bash_complete", COMP_WORDS=words, COMP_CWORD=str(at)
+        )
+        assert offered.split() == ["plain,ju_icgnn"], words
+    nothing = _complete(
+        tmp_path,
+        _RAG_COMPLETE="bash_complete",
+        COMP_WORDS=f"rag --index {tmp_path / 'none'} show ju_",
+        COMP_CWORD="4",
+    )
+    assert nothing.strip() == ""  # no index: nothing offered, no traceback

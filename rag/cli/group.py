@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from rag.errors import RagError
 from rag.settings import Settings, load_settings
@@ -140,6 +141,28 @@ def index_for(ctx: click.Context) -> Any:
     from rag import api
 
     return api.open_index(settings_for(ctx))
+
+
+def complete_keys(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[CompletionItem]:
+    """Offer the index's citation keys for a KEY_OR_ID argument (shell completion).
+
+    Completion parses without running the group, so its options are read from the context.
+    """
+    flags = {k: ctx.find_root().params.get(k) for k in ("index_dir", "chroma_url")}
+    flags.update({k: v for k, v in _state(ctx)["flags"].items() if v is not None})
+    try:
+        from rag import api
+
+        papers = api.list_papers(settings=load_settings(**flags))
+    except Exception:  # no index, a bad setting: nothing to offer, and no noise in the shell
+        return []
+    return [
+        CompletionItem(p.citation_key, help=paper_name(p))
+        for p in papers
+        if p.citation_key.startswith(incomplete)
+    ]
 
 
 def filter_options(f: Any) -> Any:

@@ -10,6 +10,7 @@ from rag.cli.group import (
     EXIT_PARTIAL,
     authors_line,
     command,
+    complete_keys,
     emit_json,
     index_for,
     paper_name,
@@ -66,7 +67,7 @@ def list_(ctx: click.Context, as_json: bool) -> None:
 
 
 @command()
-@click.argument("keys", nargs=-1, required=True)
+@click.argument("keys", nargs=-1, required=True, shell_complete=complete_keys)
 @click.pass_context
 def remove(ctx: click.Context, keys: tuple[str, ...]) -> None:
     """Remove papers (by citation key or id) from the index: Chroma and BM25 both."""

@@ -12,6 +12,7 @@ import click
 from rag.cli.group import (
     authors_line,
     command,
+    complete_keys,
     emit_json,
     filter_options,
     index_for,
@@ -159,7 +160,7 @@ def _summarize_draft(cited: Any, bib: Path | None) -> None:
 
 
 @command()
-@click.argument("key_or_id")
+@click.argument("key_or_id", shell_complete=complete_keys)
 @click.option(
     "--format",
     "fmt",
@@ -201,7 +202,7 @@ def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
 
 
 @command()
-@click.argument("key_or_id")
+@click.argument("key_or_id", shell_complete=complete_keys)
 @click.option("-k", "--top-k", "k", default=5, show_default=True, help="Papers to list.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
