@@ -40,7 +40,9 @@ def _short(value: Any, width: int = 72) -> Any:
     return value
 
 
-async def _show(session: ClientSession, name: str, keep: tuple[str, ...], **args: Any) -> Any:
+async def _show(
+    session: ClientSession, name: str, keep: tuple[str, ...], width: int = 72, **args: Any
+) -> Any:
     result = await session.call_tool(name, args)
     print(f">>> {name} {json.dumps(args, ensure_ascii=False)}")
     if result.is_error:
@@ -48,7 +50,7 @@ async def _show(session: ClientSession, name: str, keep: tuple[str, ...], **args
         return None
     data = result.structured_content
     for key in keep:
-        value = _short(data[key])
+        value = _short(data[key], width)
         if isinstance(value, list) and value and isinstance(value[0], dict):
             print(f"{key}:")
             for item in value:
@@ -88,7 +90,7 @@ async def _loop(index: Path) -> None:
             ("answer", "abstained", "citations"),
             question="Which papers deal with noisy labels on graphs?",
         )
-        draft = await _show(session, "cite_draft", ("text", "keys"), text=DRAFT)
+        draft = await _show(session, "cite_draft", ("text", "keys"), width=400, text=DRAFT)
         assert draft is not None
         exported = await _show(session, "export_references", ("keys",), keys=draft["keys"])
         assert exported is not None
