@@ -5,9 +5,10 @@
 Without --index it indexes seeds/ into a temporary folder first (`rag ingest`, real MiniLM).
 One server process over stdio; the first search_papers call (model load included) is timed
 apart, then each warm call round trip: search_papers and ask (extractive) over the 40 seed
-questions, and ask with the local SmolLM2 backend. The same searches are also timed in this
-process through `rag.api` to show what the protocol adds. Writes bench/results/mcp_latency.json
-and .md.
+questions, and ask with the local SmolLM2 backend. The same searches and extractive answers
+are also timed in this process through `rag.api` (each answer's first look at a paper embeds
+its abstract's sentences, in both), to show what the protocol adds. Writes
+bench/results/mcp_latency.json and .md.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ async def _session(index: Path, questions: list[str], runs: int, local_runs: int
     return out
 
 
-def _in_process(index: Path, questions: list[str]) -> dict[str, float]:
+def _in_process(index: Path, questions: list[str]) -> dict[str, dict[str, float]]:
     os.environ.update(_env(index))
     sys.path.insert(0, str(ROOT))
     import rag
@@ -97,12 +98,16 @@ def _in_process(index: Path, questions: list[str]) -> dict[str, float]:
 
     settings = load_settings(index_dir=index)
     rag.search(questions[0], settings=settings, k=5)  # warm up: model and index
-    times = []
+    search, ask = [], []
     for q in questions:
         start = time.perf_counter()
         rag.search(q, settings=settings, k=5)
-        times.append(time.perf_counter() - start)
-    return _summary(times)
+        search.append(time.perf_counter() - start)
+    for q in questions:
+        start = time.perf_counter()
+        rag.ask(q, settings=settings, backend="extractive")
+        ask.append(time.perf_counter() - start)
+    return {"search": _summary(search), "ask_extractive": _summary(ask)}
 
 
 def main() -> None:
@@ -124,7 +129,7 @@ def main() -> None:
                 stderr=subprocess.DEVNULL,
             )
         result = asyncio.run(_session(index, questions, args.runs, args.local_runs))
-        result["in_process_search"] = _in_process(index, questions[: args.runs])
+        result["in_process"] = _in_process(index, questions[: args.runs])
     result["load_1min"] = round(os.getloadavg()[0], 1)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "mcp_latency.json").write_text(json.dumps(result, indent=2) + "\n")
@@ -132,7 +137,8 @@ def main() -> None:
         ("search_papers (k=5)", result["search_papers"]),
         ("ask, extractive", result["ask_extractive"]),
         ("ask, local SmolLM2 (after its first call)", result.get("ask_local_warm")),
-        ("rag.search in process, same queries", result["in_process_search"]),
+        ("rag.search in process, same queries", result["in_process"]["search"]),
+        ("rag.ask in process, extractive, same questions", result["in_process"]["ask_extractive"]),
     ]
     lines = [
         "# MCP call latency (warm, stdio round trip through the SDK client)",
