@@ -55,9 +55,9 @@ CSS = """
 .draft-sentence.unsupported { border-left-color: var(--border-color-primary); }
 .draft-sentence .why { color: var(--body-text-color-subdued); font-size: 0.85rem; }
 .draft-sentence ul { margin: 0.2rem 0 0 1rem; font-size: 0.9rem; }
-.ingest-result .bad { color: #b91c1c; }
+.ingest-result .bad, .ingest-result .bad li { color: #b91c1c; }
 .ingest-result .added { color: var(--body-text-color); }
-.ingest-result .skipped { color: #b45309; }
+.ingest-result .skipped, .ingest-result .skipped li { color: #b45309; }
 .draft-sentence .below-bar, .near-miss .below-bar {
   font-size: 0.75rem; color: #92400e; background: #fef3c7; border: 1px solid #f59e0b;
   border-radius: 4px; padding: 0 4px; margin-right: 0.3rem;

@@ -485,7 +485,7 @@ def test_paper_count_follows_an_index_another_process_writes(
     assert f"Ask about the {before + 1} indexed paper abstracts" in ui.intro(current())
 
 
-def _near_miss_draft(index: Index) -> tuple[str, str]:
+def near_miss_draft(index: Index) -> tuple[str, str]:
     """Return a sentence whose best paper scores under the bar but is a near miss, and its key.
 
     A sentence of a seed abstract, diluted with words of another subject until its score
@@ -509,7 +509,7 @@ def _near_miss_draft(index: Index) -> tuple[str, str]:
 
 
 def test_near_miss_is_offered_and_cited_with_one_click(seed_index: Index) -> None:
-    near, key = _near_miss_draft(seed_index)
+    near, key = near_miss_draft(seed_index)
     draft = f"{near} Sourdough bread needs rye flour and a warm kitchen."
 
     text, shown, bib, cited = ui_tabs.cite_draft_view(draft, "pandoc", index=seed_index)
@@ -537,7 +537,7 @@ def test_cli_draft_min_score_lowers_the_bar_for_one_run(
 
     from rag.cli import cli
 
-    near, key = _near_miss_draft(real_seed_index)
+    near, key = near_miss_draft(real_seed_index)
     (tmp_path / "draft.txt").write_text(near, encoding="utf-8")
     args = ["--index", str(real_seed_index.dir), "cite", "--draft", str(tmp_path / "draft.txt")]
     runner = CliRunner()
