@@ -2,9 +2,9 @@
 
     rag serve                      # or: python -c "import ui; ui.main()"
 
-Nothing here retrieves or answers: `chat` calls `rag.api.ask_stream` and renders what it yields
-(`ui_render`); the tabs' contents come from `ui_tabs`, the look and page script from `ui_assets`.
-`build_app` lays out the sidebar and the three tabs and wires each to its handlers.
+Nothing here retrieves or answers. `build_app` lays out the page (`ui_layout`) and wires each
+tab to its handlers: the chat (`ui_chat`, which renders with `ui_render`), the tabs' contents
+(`ui_tabs`); the look and the page script are in `ui_assets`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 # Gradio reads this when it is imported: without it, it sends analytics to outside hosts.
@@ -24,18 +23,30 @@ import gradio as gr
 import ui_tabs
 from rag import api
 from rag.answer import Answer
-from rag.errors import ConfigError, RagError
-from rag.retrieve import Filters
+from rag.errors import ConfigError
 from rag.settings import Settings, load_settings
 from ui_assets import CSS, JS
+from ui_chat import History, chat
+from ui_layout import (
+    BUSY_PLACEHOLDER,
+    QUESTION_PLACEHOLDER,
+    AskTab,
+    CiteTab,
+    LibraryTab,
+    SidebarParts,
+    area_choices,
+    ask_tab,
+    cite_tab,
+    example_text,
+    intro,
+    library_tab,
+    sidebar,
+)
 from ui_render import (
-    _md_escape,
-    _unlink,
     render_answer,
     render_card,
     render_cards,
     render_error,
-    render_pending,
     render_turn,
 )
 
@@ -43,6 +54,8 @@ if TYPE_CHECKING:
     from rag.index import Index
 
 __all__ = [
+    "CurrentIndex",
+    "area_choices",
     "build_app",
     "chat",
     "intro",
@@ -55,16 +68,6 @@ __all__ = [
     "render_turn",
 ]
 
-ALL_AREAS = "All"
-RETRIEVERS = ["hybrid", "dense", "bm25"]
-BACKENDS = ["local", "openai", "extractive"]
-EXAMPLES = [
-    "Which papers deal with noisy labels on graphs?",
-    "How can large language models be made to reason more reliably?",
-    "Which papers study the fairness of machine learning models?",
-]
-QUESTION_PLACEHOLDER = "Ask a question about the papers…"
-BUSY_PLACEHOLDER = "Writing the answer…"
 # Gradio queue (app.queue): answers, draft citations, uploads and removals wait in one line
 # ("index") and run one at a time. The work is CPU-bound on our 2 cores: 20 simultaneous
 # extractive chats ended no sooner with 2 or 4 at a time (1.0-1.4 s either way), the local model
@@ -75,92 +78,11 @@ CONCURRENCY = 1
 # over, while the last one waits under a minute at the local model's 0.7 s per answer.
 QUEUE_SIZE = 64
 
-History = list[dict[str, Any]]
 # Handlers that only update the page are not part of the API (gradio_client sees /ask and
 # /cite_draft); every handler that reads or writes the index waits in one line, so an upload
 # never runs while an answer is being generated from the same Chroma folder.
 _PRIVATE: dict[str, Any] = {"api_visibility": "private"}
 _SERIAL: dict[str, Any] = {"concurrency_id": "index"}
-
-
-# -- the chat handler
-
-
-def _filters(area: str | None, author: str | None) -> Filters | None:
-    filters = Filters(
-        area=None if not area or area == ALL_AREAS else area,
-        author=(author or "").strip() or None,
-    )
-    return filters or None
-
-
-def chat(
-    message: str,
-    history: History | None,
-    area: str | None = ALL_AREAS,
-    author: str | None = "",
-    top_k: float | None = None,
-    retriever: str | None = None,
-    backend: str | None = None,
-    *,
-    index: Index,
-    settings: Settings,
-    on_answer: Callable[[Answer], None] | None = None,
-) -> Iterator[tuple[History, str]]:
-    """Answer `message`, yielding the chat history and the source cards as the answer streams.
-
-    Args:
-        message: the question typed by the user.
-        history: the chat so far (messages format); it is returned with the new turn added.
-        area: research area filter ("All" or empty: none).
-        author: author filter (substring, case-insensitive; empty: none).
-        top_k: number of papers to use (default settings.top_k).
-        retriever: hybrid, dense or bm25 (default from settings).
-        backend: local, openai or extractive (default from settings).
-        index: the open index.
-        settings: thresholds and backend configuration.
-        on_answer: called with the final `Answer` (the app keeps them for the exports).
-
-    Yields:
-        (history, cards_html): first the question with a one-line progress message, which the
-        first checked sentence replaces; the assistant message then grows piece by piece; the
-        final message is marked by its kind (`render_turn`) and the cards come with it. A
-        `RagError` becomes its one-line message in the chat, marked as an error.
-    """
-    history = [_unlink(m) for m in history or []]
-    question = (message or "").strip()
-    if not question:
-        yield history, render_cards(None)
-        return
-    history.append({"role": "user", "content": _md_escape(question)})
-    yield [*history, {"role": "assistant", "content": render_pending()}], render_cards(None)
-    text, final = "", None
-    try:
-        for event in api.ask_stream(
-            question,
-            settings=settings,
-            index=index,
-            backend=backend or "default",
-            filters=_filters(area, author),
-            top_k=int(top_k) if top_k else None,
-            retriever=retriever or None,
-            history=history[:-1],  # earlier turns: a follow-up is made standalone
-        ):
-            if isinstance(event, Answer):
-                final = event
-                continue
-            text += event
-            reply = {"role": "assistant", "content": render_answer(text)}
-            yield [*history, reply], render_cards(None)
-    except RagError as exc:
-        yield [*history, {"role": "assistant", "content": render_error(exc)}], render_cards(None)
-        return
-    if final is None:  # not in ask_stream's contract; keep what was streamed
-        return
-    if on_answer is not None:
-        on_answer(final)
-    reply = {"role": "assistant", "content": render_turn(final)}
-    yield [*history, reply], render_cards(final)
 
 
 # -- what the page shows about the index
@@ -188,187 +110,10 @@ class CurrentIndex:
         return self._index
 
 
-def intro(index: Index) -> str:
-    """Return the Ask tab's heading and the number of papers the index holds right now."""
-    count = len(index.papers)
-    papers = "paper abstract" if count == 1 else "paper abstracts"
-    return (
-        f"## Literature Q&A\nAsk about the {count} indexed {papers}. Every answer sentence "
-        "cites the paper it comes from; click a number to see the source."
-    )
-
-
-def _area_choices(index: Index) -> list[str]:
-    """Return "All", each indexed area and each top-level area ("Deep Learning"), sorted."""
-    areas: set[str] = set()
-    for paper in api.list_papers(index=index):
-        if paper.area:
-            areas.add(paper.area)
-            areas.add(paper.area.split("·")[0].strip())
-    return [ALL_AREAS, *sorted(areas, key=str.casefold)]
-
-
-def _example_text(evt: gr.SelectData) -> str:
-    return str(evt.value["text"])
-
-
-# -- the layout: one function per part of the page, returning its components
-
-
-@dataclass(frozen=True)
-class _Sidebar:
-    panel: gr.Sidebar
-    area: gr.Dropdown
-    author: gr.Textbox
-    top_k: gr.Slider
-    retriever: gr.Radio
-    backend: gr.Radio
-
-
-def _sidebar(settings: Settings, index: Index) -> _Sidebar:
-    # Open on a desktop; the page script closes it under the phone breakpoint (ui_assets).
-    with gr.Sidebar(open=True, width=300, elem_id="settings") as panel:
-        gr.Markdown("### Search settings\nApplied to the next question on the Ask tab.")
-        area = gr.Dropdown(_area_choices(index), value=ALL_AREAS, label="Research area",
-                           elem_id="area")  # fmt: skip
-        author = gr.Textbox("", label="Author", placeholder="e.g. Wei Ju")
-        top_k = gr.Slider(1, 10, value=min(settings.top_k, 10), step=1, label="Papers to use")
-        retriever = gr.Radio(RETRIEVERS, value=settings.retriever, label="Retriever")
-        backend = gr.Radio(BACKENDS, value=settings.backend, label="Answer backend")
-        gr.Markdown(
-            "*extractive* quotes the best sentences; *local* runs the bundled model; "
-            "*openai* calls the configured endpoint.",
-            elem_classes="hint",
-        )
-    return _Sidebar(panel, area, author, top_k, retriever, backend)
-
-
-@dataclass(frozen=True)
-class _AskTab:
-    tab: gr.Tab
-    intro: gr.Markdown
-    chatbot: gr.Chatbot
-    msg: gr.Textbox
-    export_md: gr.DownloadButton
-    export_bib: gr.DownloadButton
-    cards: gr.HTML
-
-
-def _ask_tab(index: Index) -> _AskTab:
-    with gr.Tab("Ask", id="ask") as tab:
-        heading = gr.Markdown(intro(index), elem_id="intro")
-        chatbot = gr.Chatbot(
-            label="Answer",
-            show_label=False,
-            height=440,
-            latex_delimiters=[],
-            examples=[{"text": q} for q in EXAMPLES],
-            placeholder="**Ask a question about the papers**, or start with an example:",
-            buttons=[],  # copying would copy the [n] links' HTML, not readable text
-            feedback_options=None,
-            elem_id="chat",
-        )
-        msg = gr.Textbox(
-            placeholder=QUESTION_PLACEHOLDER,
-            show_label=False,
-            submit_btn="Ask",
-            autofocus=True,
-            elem_id="question",
-        )
-        with gr.Row():
-            export_md = gr.DownloadButton(
-                "Export conversation (.md)", interactive=False, size="sm", elem_id="export-md"
-            )
-            export_bib = gr.DownloadButton(
-                "Export bibliography (.bib)", interactive=False, size="sm", elem_id="export-bib"
-            )
-        cards = gr.HTML(render_cards(None), elem_id="sources")
-    return _AskTab(tab, heading, chatbot, msg, export_md, export_bib, cards)
-
-
-@dataclass(frozen=True)
-class _CiteTab:
-    tab: gr.Tab
-    draft: gr.Textbox
-    style: gr.Radio
-    button: gr.Button
-    cited_text: gr.Textbox
-    bib: gr.DownloadButton
-    suggestions: gr.HTML
-    result: gr.State  # {"draft", "cited", "accepted"} of the last run, for near misses
-    accept_position: gr.Textbox  # set by the page script from a "Cite it anyway" button
-    accept: gr.Button
-
-
-def _cite_tab() -> _CiteTab:
-    with gr.Tab("Cite my draft", id="cite") as tab:
-        gr.Markdown(
-            "Paste a paragraph: each sentence gets the papers that support it. A near miss "
-            "(best paper just under the bar) can be cited anyway, marked as below the bar."
-        )
-        draft = gr.Textbox(lines=6, label="Draft paragraph", elem_id="draft")
-        style = gr.Radio(ui_tabs.STYLES, value="latex", label="Citation style")
-        button = gr.Button("Suggest citations", variant="primary", elem_id="cite-btn")
-        cited_text = gr.Textbox(
-            label="Draft with citations", lines=6, buttons=["copy"], elem_id="cited"
-        )
-        bib = gr.DownloadButton("Download .bib", size="sm", interactive=False, elem_id="draft-bib")
-        suggestions = gr.HTML(elem_id="suggestions")
-        # Rendered but never shown: the page script fills the box and clicks the button.
-        accept_position = gr.Textbox(elem_id="accept-sentence", visible="hidden")
-        accept = gr.Button("accept", elem_id="accept-near", visible="hidden")
-    return _CiteTab(
-        tab, draft, style, button, cited_text, bib, suggestions, gr.State(None),
-        accept_position, accept,
-    )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class _LibraryTab:
-    tab: gr.Tab
-    stats: gr.Markdown
-    query: gr.Textbox
-    table: gr.Dataframe
-    files: gr.File
-    ingested: gr.HTML
-    remove_key: gr.Textbox
-    remove: gr.Button
-    removed: gr.HTML
-
-
-def _library_tab() -> _LibraryTab:
-    with gr.Tab("Library", id="library") as tab:
-        stats = gr.Markdown(elem_id="stats")
-        query = gr.Textbox(
-            label="Search papers",
-            placeholder="words of the abstract, key, title, author, area",
-            elem_id="library-search",
-        )
-        table = gr.Dataframe(
-            headers=ui_tabs.LIBRARY_COLUMNS, interactive=False, wrap=True, max_height=360,
-            elem_id="papers",
-        )  # fmt: skip
-        gr.Markdown(
-            f"{ui_tabs.DERIVED_MARK}: the source has no title; the label is derived from the "
-            "authors and the abstract.",
-            elem_classes="hint",
-        )
-        files = gr.File(
-            file_count="multiple", file_types=ui_tabs.UPLOAD_TYPES,
-            label=f"Add papers (≤ {ui_tabs.MAX_UPLOAD_MB} MB per file)", elem_id="upload",
-        )  # fmt: skip
-        ingested = gr.HTML(elem_id="ingested")
-        with gr.Row():
-            remove_key = gr.Textbox(label="Remove a paper: citation key", scale=3)
-            remove = gr.Button("Remove", variant="stop", scale=1)
-        removed = gr.HTML(elem_id="removed")
-    return _LibraryTab(tab, stats, query, table, files, ingested, remove_key, remove, removed)
-
-
 # -- the wiring: one function per tab, its handlers over the current index
 
 
-def _wire_ask(ask: _AskTab, side: _Sidebar, current: CurrentIndex, settings: Settings) -> None:
+def _wire_ask(ask: AskTab, side: SidebarParts, current: CurrentIndex, settings: Settings) -> None:
     turns = gr.State([])
 
     def answer(
@@ -411,7 +156,7 @@ def _wire_ask(ask: _AskTab, side: _Sidebar, current: CurrentIndex, settings: Set
         return message, gr.Textbox(value="", interactive=False, placeholder=BUSY_PLACEHOLDER)
 
     def take_example(evt: gr.SelectData) -> tuple[str, Any]:
-        return take(_example_text(evt))
+        return take(example_text(evt))
 
     def free() -> Any:
         return gr.Textbox(interactive=True, placeholder=QUESTION_PLACEHOLDER)
@@ -437,7 +182,7 @@ def _wire_ask(ask: _AskTab, side: _Sidebar, current: CurrentIndex, settings: Set
     )
 
 
-def _wire_cite(cite: _CiteTab, current: CurrentIndex) -> None:
+def _wire_cite(cite: CiteTab, current: CurrentIndex) -> None:
     def run(draft: str, style: str) -> tuple[str, str, str | None, dict[str, Any] | None]:
         # A plain path (not a component update), so gradio_client callers get the file.
         text, shown, bib, cited = ui_tabs.cite_draft_view(draft, style, index=current())
@@ -465,7 +210,7 @@ def _wire_cite(cite: _CiteTab, current: CurrentIndex) -> None:
 
 
 def _wire_library(
-    lib: _LibraryTab, side: _Sidebar, heading: gr.Markdown, current: CurrentIndex
+    lib: LibraryTab, side: SidebarParts, heading: gr.Markdown, current: CurrentIndex
 ) -> None:
     def library(query: str = "") -> tuple[str, Any]:
         idx = current()
@@ -474,7 +219,7 @@ def _wire_library(
 
     def changed(result: str, query: str) -> Any:
         idx = current()
-        areas = gr.Dropdown(choices=_area_choices(idx))
+        areas = gr.Dropdown(choices=area_choices(idx))
         return (result, *library(query), areas, intro(idx))
 
     def upload(
@@ -511,11 +256,11 @@ def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
     current = CurrentIndex(settings, index)
     first = current()
     with gr.Blocks(title="Literature Q&A", analytics_enabled=False, fill_height=True) as app:
-        side = _sidebar(settings, first)
+        side = sidebar(settings, first)
         with gr.Tabs():
-            ask = _ask_tab(first)
-            cite = _cite_tab()
-            lib = _library_tab()
+            ask = ask_tab(first)
+            cite = cite_tab()
+            lib = library_tab()
         _wire_ask(ask, side, current, settings)
         _wire_cite(cite, current)
         _wire_library(lib, side, ask.intro, current)
@@ -530,7 +275,7 @@ def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
             # What a (re)loaded page shows is what the index holds now, not at start-up.
             idx = current()
             table = ui_tabs.library_table(api.list_papers(index=idx))
-            areas = gr.Dropdown(choices=_area_choices(idx))
+            areas = gr.Dropdown(choices=area_choices(idx))
             return intro(idx), areas, ui_tabs.render_stats(api.stats(index=idx)), table
 
         # Not queued: the page is never kept waiting behind an answer being generated.

@@ -385,6 +385,8 @@ def test_settings_sidebar_is_hidden_off_the_ask_tab(browser: Browser, served: Se
             expect(sidebar).to_be_visible()
         else:
             expect(sidebar).to_be_hidden()
+    # Every tab once: the tab bar still shows each tab once.
+    assert page.get_by_role("tab").all_inner_texts() == ["Ask", "Cite my draft", "Library"]
     page.close()
 
 

@@ -196,7 +196,7 @@ def test_filter_that_matches_nothing_shows_the_error_in_the_chat(
 
 
 def test_area_choices_list_the_indexed_areas(seed_index: Index) -> None:
-    choices = ui._area_choices(seed_index)
+    choices = ui.area_choices(seed_index)
 
     assert choices[0] == "All"
     assert "Deep Learning · Graph Neural Networks" in choices
