@@ -14,9 +14,9 @@ over the sentences under the bar, this counts:
   SciFact training claims with a SUPPORT label, offered their gold abstract (useful) or another
   (noise), and claims with no evidence (noise).
 
-The floor is chosen on the seeds' dev split (the lowest floor that offers no off-topic claim,
-since a user reads every offer and a missed near miss is a citation lost); the held-out split
-and SciFact are only measured. Writes bench/results/near_miss.md.
+The floor is chosen on the seeds' dev split: the highest floor that still offers every dev
+paraphrase under the bar its own paper (no near miss lost), so the fewest noise offers; the
+held-out split and SciFact are only measured. Writes bench/results/near_miss.md.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def seed_rows(index: Index) -> tuple[list[str], float]:
     """Return the seed table rows and the floor chosen on dev."""
     data = json.loads(DATA.read_text(encoding="utf-8"))
     scorer = _Scorer(index, None)
-    rows, chosen = [], None
+    rows: list[str] = []
+    chosen = FLOORS[0]
     for split in ("dev", "heldout"):
         keys, claims = zip(*data[split]["paraphrases"].items(), strict=True)
         para = [r[0] for r in scorer.rank(list(claims))]
@@ -68,12 +69,12 @@ def seed_rows(index: Index) -> tuple[list[str], float]:
                 + (_share(off_hit, len(off)) if split == "dev" else "-")
                 + " |"
             )
-            if split == "dev" and chosen is None and off_hit == 0:
-                chosen = floor
+            if split == "dev" and useful == sum(s.paper.citation_key == k for k, s in under):
+                chosen = floor  # FLOORS ascend: the last that keeps every right offer
         best_off = max((s.score for s in off), default=0.0)
         if split == "dev":
             rows.append(f"| seeds dev | (best off-topic score {best_off:.2f}) | | | |")
-    return rows, chosen if chosen is not None else FLOORS[-1]
+    return rows, chosen
 
 
 def scifact_rows(index: Index, limit: int) -> list[str]:
@@ -135,7 +136,7 @@ def main() -> None:
         "|---|---|---|---|---|",
         *rows,
         "",
-        f"Chosen on seeds dev (lowest floor offering no off-topic claim): {chosen:.2f}",
+        f"Chosen on seeds dev (highest floor keeping every right near miss): {chosen:.2f}",
     ]
     text = "\n".join(table) + "\n"
     OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -40,8 +40,10 @@ from rag.text import clean_markup, split_sentences
 MIN_SCORE = 0.50
 # A sentence whose best paper scores at least this (but under the bar) is offered as a near
 # miss that the user may cite anyway, marked as below the bar; lower ones are only named.
-# Calibrated by bench/near_miss.py (bench/results/near_miss.md) on the same sentences.
-NEAR_MISS = 0.40
+# Chosen by bench/near_miss.py (bench/results/near_miss.md) on the same dev sentences: the
+# highest floor that keeps every right near miss (few: 1 dev, 1 held-out paraphrase fall under
+# the bar); dev noise offers 6/28 at 0.40, 0/28 at 0.45; held-out 3/6 and 2/6.
+NEAR_MISS = 0.45
 # A second paper for one draft sentence must come this close to the best one. With 0.05 no
 # dev paraphrase got an extra (wrong) citation, against 10/40 with the threshold alone.
 MARGIN = 0.05

@@ -45,10 +45,13 @@ OFF_TOPIC = "sourdough bread recipe with rye flour"
 ANSWER_TIMEOUT_MS = 60_000
 LLM_QUESTION = "How can large language models be made to reason more reliably?"
 LLM_AREA = "Deep Learning · Large Language Models"
-# True once the assistant's message shows answer text (not just the pending indicator).
+# True once the assistant's message shows answer text (not the progress line before it).
 FIRST_TEXT_JS = """() => [
   ...document.querySelectorAll('#chat .message.bot, #chat [data-testid="bot"]'),
-].some((m) => m.textContent.trim().length > 3)"""
+].some((m) => !m.querySelector(".turn-pending") && m.textContent.trim().length > 3)"""
+# True once the page shows that an answer is being made (the progress line or a locked box).
+PROGRESS_JS = """() => !!document.querySelector("#chat .turn-pending")
+  || !!document.querySelector("#question textarea:disabled")"""
 
 
 @pytest.fixture(scope="module")
