@@ -2,17 +2,17 @@
 
     rag serve                      # or: python -c "import ui; ui.main()"
 
-Nothing here retrieves or answers: `chat` calls `rag.api.ask_stream` and renders what it yields.
-Every piece of paper or answer text is HTML-escaped before it reaches the page.
+Nothing here retrieves or answers. `build_app` lays out the page (`ui_layout`) and wires each
+tab to its handlers: the chat (`ui_chat`, which renders with `ui_render`), the tabs' contents
+(`ui_tabs`); the look and the page script are in `ui_assets`.
 """
 
 from __future__ import annotations
 
-import html
 import ipaddress
 import os
-import re
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 # Gradio reads this when it is imported: without it, it sends analytics to outside hosts.
@@ -23,23 +23,51 @@ import gradio as gr
 import ui_tabs
 from rag import api
 from rag.answer import Answer
-from rag.errors import ConfigError, RagError
-from rag.records import Hit, Paper
-from rag.retrieve import Filters
+from rag.errors import ConfigError
 from rag.settings import Settings, load_settings
 from ui_assets import CSS, JS
+from ui_chat import History, chat
+from ui_layout import (
+    BUSY_PLACEHOLDER,
+    QUESTION_PLACEHOLDER,
+    AskTab,
+    CiteTab,
+    LibraryTab,
+    SidebarParts,
+    area_choices,
+    ask_tab,
+    cite_tab,
+    example_text,
+    intro,
+    library_tab,
+    sidebar,
+)
+from ui_render import (
+    render_answer,
+    render_card,
+    render_cards,
+    render_error,
+    render_turn,
+)
 
 if TYPE_CHECKING:
     from rag.index import Index
 
-ALL_AREAS = "All"
-RETRIEVERS = ["hybrid", "dense", "bm25"]
-BACKENDS = ["local", "openai", "extractive"]
-EXAMPLES = [
-    "Which papers deal with noisy labels on graphs?",
-    "How can large language models be made to reason more reliably?",
-    "Which papers study the fairness of machine learning models?",
+__all__ = [
+    "CurrentIndex",
+    "area_choices",
+    "build_app",
+    "chat",
+    "intro",
+    "launch_options",
+    "main",
+    "render_answer",
+    "render_card",
+    "render_cards",
+    "render_error",
+    "render_turn",
 ]
+
 # Gradio queue (app.queue): answers, draft citations, uploads and removals wait in one line
 # ("index") and run one at a time. The work is CPU-bound on our 2 cores: 20 simultaneous
 # extractive chats ended no sooner with 2 or 4 at a time (1.0-1.4 s either way), the local model
@@ -50,251 +78,45 @@ CONCURRENCY = 1
 # over, while the last one waits under a minute at the local model's 0.7 s per answer.
 QUEUE_SIZE = 64
 
-_MARKER = re.compile(r"\[(\d+)\]")
-_LINK = re.compile(r'<a class="cite" href="#source-(\d+)">\[\d+\]</a>')
-# Markdown and KaTeX would otherwise reinterpret these characters in answer text.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$])")
-
-History = list[dict[str, Any]]
-
-
-# -- rendering (plain functions of the library's records, tested directly)
+# Handlers that only update the page are not part of the API (gradio_client sees /ask and
+# /cite_draft); every handler that reads or writes the index waits in one line, so an upload
+# never runs while an answer is being generated from the same Chroma folder.
+_PRIVATE: dict[str, Any] = {"api_visibility": "private"}
+_SERIAL: dict[str, Any] = {"concurrency_id": "index"}
 
 
-def _md_escape(text: str) -> str:
-    """Return `text` shown literally by the chat's Markdown renderer (and never as HTML)."""
-    return html.escape(_MARKDOWN_SPECIAL.sub(r"\\\1", text), quote=False).replace("\n", " ")
+# -- what the page shows about the index
 
 
-def render_answer(text: str, notice: str | None = None) -> str:
-    """Return the chat message for answer `text`: escaped, `[n]` linked to its source card."""
-    parts, pos = [], 0
-    for match in _MARKER.finditer(text):
-        n = match.group(1)
-        parts.append(_md_escape(text[pos : match.start()]))
-        parts.append(f'<a class="cite" href="#source-{n}">[{n}]</a>')
-        pos = match.end()
-    parts.append(_md_escape(text[pos:]))
-    body = "".join(parts)
-    return f"{body}\n\n*{_md_escape(notice)}*" if notice else body
-
-
-def _unlink(message: dict[str, Any]) -> dict[str, Any]:
-    """Return an earlier chat message with its `[n]` links made plain text.
-
-    The source cards always belong to the latest answer, so an older answer's `[1]` would
-    otherwise jump to a card about another paper.
-    """
-
-    def plain(text: str) -> str:
-        return _LINK.sub(r"\\[\1\\]", text)
-
-    content = message.get("content")
-    if isinstance(content, str):
-        return {**message, "content": plain(content)}
-    if isinstance(content, list):  # what Gradio passes back: [{"type": "text", "text": ...}]
-        parts = [
-            {**part, "text": plain(part["text"])}
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-            else part
-            for part in content
-        ]
-        return {**message, "content": parts}
-    return message
-
-
-def render_error(error: RagError) -> str:
-    """Return the chat message for an error the library raised: its one-line message."""
-    return f"**Error:** {_md_escape(str(error))}"
-
-
-def _authors(paper: Paper) -> str:
-    names = ", ".join(paper.authors) or "Unknown authors"
-    return f"{names} et al." if paper.authors_truncated else names
-
-
-def _highlight(abstract: str, evidence: str | None) -> str:
-    """Return the escaped abstract with the `evidence` sentence wrapped in <mark>."""
-    if evidence:
-        words = evidence.split()
-        found = re.search(r"\s+".join(map(re.escape, words)), abstract) if words else None
-        if found:
-            return (
-                html.escape(abstract[: found.start()])
-                + f"<mark>{html.escape(found.group(0))}</mark>"
-                + html.escape(abstract[found.end() :])
-            )
-        # The sentence is not verbatim in the abstract: show it above it, still marked.
-        return f"<mark>{html.escape(evidence)}</mark><br>{html.escape(abstract)}"
-    return html.escape(abstract)
-
-
-def render_card(hit: Hit, *, n: int | None = None, evidence: str | None = None) -> str:
-    """Return one source card: number, label, authors, area, key, relevance, abstract.
+class CurrentIndex:
+    """The index a request uses, reopened first when another process has written to it.
 
     Args:
-        hit: the paper as retrieved, with its relevance.
-        n: the citation number in the answer (None for a nearest paper of an abstention).
-        evidence: the sentence that supports the answer, highlighted in the abstract.
+        settings: where the index is (used when `index` is None, through `api.open_index`).
+        index: an index opened by the caller (tests, `tests.ui_server`).
     """
-    paper = hit.paper
-    name = paper.title or paper.label or paper.citation_key or paper.id
-    derived = (
-        ' <span class="derived" title="The source has no title; this label is derived from '
-        'the authors and the abstract.">derived label</span>'
-        if not paper.title and paper.label_derived
-        else ""
-    )
-    area = html.escape(paper.area) if paper.area else '<span class="unknown">area unknown</span>'
-    badge = f'<span class="badge">[{n}]</span> ' if n is not None else ""
-    card_id = f"source-{n}" if n is not None else f"nearest-{hit.rank}"
-    abstract = f'<p class="card-abstract">{_highlight(paper.abstract, evidence)}</p>'
-    if n is None:  # a nearest paper of an abstention: compact, its abstract on demand
-        abstract = f"<details><summary>Abstract</summary>{abstract}</details>"
-    return (
-        f'<article class="source-card" id="{card_id}">'
-        f'<div class="card-head">{badge}<span class="card-title">{html.escape(name)}</span>'
-        f"{derived}</div>"
-        f'<div class="card-authors">{html.escape(_authors(paper))}</div>'
-        f'<div class="card-meta"><span>{area}</span>'
-        f"<code>{html.escape(paper.citation_key)}</code>"
-        f'<span class="relevance">relevance {hit.relevance:.2f}</span></div>'
-        f"{abstract}{_bibtex_control(paper)}</article>"
-    )
+
+    def __init__(self, settings: Settings, index: Index | None = None) -> None:
+        self._settings = settings
+        self._index = index
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Index:
+        if self._index is None:
+            return api.open_index(self._settings)  # reopens on another process's write
+        with self._lock:
+            if self._index.changed_elsewhere():
+                self._index.reopen()
+        return self._index
 
 
-def _bibtex_control(paper: Paper) -> str:
-    """Return the card's BibTeX on demand, with a Copy button (handled by the page's JS)."""
-    bib = html.escape(api.export([paper], "bibtex").strip())
-    return (
-        '<details class="card-bib"><summary>BibTeX</summary>'
-        f'<button type="button" class="copy-bib">Copy</button><pre>{bib}</pre></details>'
-    )
+# -- the wiring: one function per tab, its handlers over the current index
 
 
-def render_cards(answer: Answer | None) -> str:
-    """Return the source panel for an answer: cited papers, or the nearest ones on abstaining."""
-    if answer is None:
-        return '<div class="sources-empty">The papers an answer cites will appear here.</div>'
-    if answer.abstained:
-        if not answer.nearest:
-            return '<div class="sources-empty">The index has no papers to show.</div>'
-        cards = "".join(render_card(hit) for hit in answer.nearest)
-        title = "Nearest papers, none close enough to answer"
-    else:
-        cards = "".join(render_card(c.hit, n=c.n, evidence=c.evidence) for c in answer.citations)
-        title = "Sources"
-    question = f'<p class="sources-for">for “{html.escape(answer.question)}”</p>'
-    return f'<section class="sources"><h3>{title}</h3>{question}{cards}</section>'
+def _wire_ask(ask: AskTab, side: SidebarParts, current: CurrentIndex, settings: Settings) -> None:
+    turns = gr.State([])
 
-
-# -- the chat handler
-
-
-def _filters(area: str | None, author: str | None) -> Filters | None:
-    filters = Filters(
-        area=None if not area or area == ALL_AREAS else area,
-        author=(author or "").strip() or None,
-    )
-    return filters or None
-
-
-def chat(
-    message: str,
-    history: History | None,
-    area: str | None = ALL_AREAS,
-    author: str | None = "",
-    top_k: float | None = None,
-    retriever: str | None = None,
-    backend: str | None = None,
-    *,
-    index: Index,
-    settings: Settings,
-    on_answer: Callable[[Answer], None] | None = None,
-) -> Iterator[tuple[History, str]]:
-    """Answer `message`, yielding the chat history and the source cards as the answer streams.
-
-    Args:
-        message: the question typed by the user.
-        history: the chat so far (messages format); it is returned with the new turn added.
-        area: research area filter ("All" or empty: none).
-        author: author filter (substring, case-insensitive; empty: none).
-        top_k: number of papers to use (default settings.top_k).
-        retriever: hybrid, dense or bm25 (default from settings).
-        backend: local, openai or extractive (default from settings).
-        index: the open index.
-        settings: thresholds and backend configuration.
-        on_answer: called with the final `Answer` (the app keeps them for the exports).
-
-    Yields:
-        (history, cards_html): the assistant message grows piece by piece; the cards come
-        with the final answer. A `RagError` becomes its one-line message in the chat.
-    """
-    history = [_unlink(m) for m in history or []]
-    question = (message or "").strip()
-    if not question:
-        yield history, render_cards(None)
-        return
-    history.append({"role": "user", "content": _md_escape(question)})
-    yield history, render_cards(None)
-    text, final = "", None
-    try:
-        for event in api.ask_stream(
-            question,
-            settings=settings,
-            index=index,
-            backend=backend or "default",
-            filters=_filters(area, author),
-            top_k=int(top_k) if top_k else None,
-            retriever=retriever or None,
-            history=history[:-1],  # earlier turns: a follow-up is made standalone
-        ):
-            if isinstance(event, Answer):
-                final = event
-                continue
-            text += event
-            reply = {"role": "assistant", "content": render_answer(text)}
-            yield [*history, reply], render_cards(None)
-    except RagError as exc:
-        yield [*history, {"role": "assistant", "content": render_error(exc)}], render_cards(None)
-        return
-    if final is None:  # not in ask_stream's contract; keep what was streamed
-        return
-    if on_answer is not None:
-        on_answer(final)
-    reply = {"role": "assistant", "content": render_answer(final.answer, final.notice)}
-    yield [*history, reply], render_cards(final)
-
-
-# -- the app
-
-
-def _area_choices(index: Index) -> list[str]:
-    """Return "All", each indexed area and each top-level area ("Deep Learning"), sorted."""
-    areas: set[str] = set()
-    for paper in api.list_papers(index=index):
-        if paper.area:
-            areas.add(paper.area)
-            areas.add(paper.area.split("·")[0].strip())
-    return [ALL_AREAS, *sorted(areas, key=str.casefold)]
-
-
-def _example_text(evt: gr.SelectData) -> str:
-    return str(evt.value["text"])
-
-
-def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
-    """Return the app over `index` (default: the index the settings point at).
-
-    Raises:
-        IndexNotFoundError: no index was given and there is none at settings.index_dir.
-    """
-    # Reopening through rag.api per request picks up papers another process ingested.
-    current = (lambda: index) if index is not None else (lambda: api.open_index(settings))
-    first = current()
-    count = len(api.list_papers(index=first))
-
-    def ask(
+    def answer(
         message: str,
         history: History | None,
         area: str | None,
@@ -302,30 +124,103 @@ def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
         top_k: float | None,
         retriever: str | None,
         backend: str | None,
-        turns: list[Answer] | None,
+        kept: list[Answer] | None,
     ) -> Iterator[tuple[History, str, list[Answer]]]:
-        done = list(turns or [])
+        done = list(kept or [])
         for shown in chat(
-            message, history, area, author, top_k, retriever, backend,
-            index=current(), settings=settings, on_answer=done.append,
-        ):  # fmt: skip
+            message,
+            history,
+            area,
+            author,
+            top_k,
+            retriever,
+            backend,
+            index=current(),
+            settings=settings,
+            on_answer=done.append,
+        ):
             yield (*shown, done)
 
-    def exports(turns: list[Answer] | None) -> tuple[Any, Any]:
-        if not turns:
-            return gr.DownloadButton(value=None, interactive=False), gr.DownloadButton(
-                value=None, interactive=False
-            )
-        md = ui_tabs.write_download(ui_tabs.conversation_markdown(turns), "conversation.md")
-        bib = ui_tabs.write_download(ui_tabs.conversation_bibtex(turns), "conversation.bib")
-        return gr.DownloadButton(value=md, interactive=True), gr.DownloadButton(
-            value=bib, interactive=True
-        )
+    def exports(kept: list[Answer] | None) -> tuple[Any, Any, str]:
+        heading = intro(current())  # an answer is a good moment to notice another's write
+        if not kept:
+            off = gr.DownloadButton(value=None, interactive=False)
+            return off, gr.DownloadButton(value=None, interactive=False), heading
+        md = ui_tabs.write_download(ui_tabs.conversation_markdown(kept), "conversation.md")
+        bib = ui_tabs.write_download(ui_tabs.conversation_bibtex(kept), "conversation.bib")
+        on = gr.DownloadButton(value=md, interactive=True)
+        return on, gr.DownloadButton(value=bib, interactive=True), heading
 
-    def library(query: str = "") -> tuple[str, list[list[object]]]:
+    def take(message: str) -> tuple[str, Any]:
+        # Keep the question, then empty the box and take no second one until this is done.
+        return message, gr.Textbox(value="", interactive=False, placeholder=BUSY_PLACEHOLDER)
+
+    def take_example(evt: gr.SelectData) -> tuple[str, Any]:
+        return take(example_text(evt))
+
+    def free() -> Any:
+        return gr.Textbox(interactive=True, placeholder=QUESTION_PLACEHOLDER)
+
+    question = gr.State("")
+    rest = [ask.chatbot, side.area, side.author, side.top_k, side.retriever, side.backend, turns]
+    outputs = [ask.chatbot, ask.cards, turns]
+    after = [ask.export_md, ask.export_bib, ask.intro]
+    # The page: the box is disabled before the answer starts (one step after the other, so
+    # a fast answer can never finish before the box is locked), and freed when it is done.
+    for started in (
+        ask.msg.submit(take, ask.msg, [question, ask.msg], queue=False, **_PRIVATE),
+        ask.chatbot.example_select(take_example, None, [question, ask.msg], queue=False,
+                                   **_PRIVATE),
+    ):  # fmt: skip
+        started.then(answer, [question, *rest], outputs, **_SERIAL, **_PRIVATE).then(
+            free, None, ask.msg, queue=False, **_PRIVATE
+        ).then(exports, turns, after, queue=False, **_PRIVATE)
+    # The API (gradio_client's /ask: question, history, sidebar values): the same handler.
+    gr.Button(visible=False).click(answer, [ask.msg, *rest], outputs, api_name="ask", **_SERIAL)
+    ask.chatbot.clear(lambda: (render_cards(None), []), None, [ask.cards, turns], **_PRIVATE).then(
+        exports, turns, after, queue=False, **_PRIVATE
+    )
+
+
+def _wire_cite(cite: CiteTab, current: CurrentIndex) -> None:
+    def run(draft: str, style: str) -> tuple[str, str, str | None, dict[str, Any] | None]:
+        # A plain path (not a component update), so gradio_client callers get the file.
+        text, shown, bib, cited = ui_tabs.cite_draft_view(draft, style, index=current())
+        kept = {"draft": draft, "cited": cited, "accepted": []} if cited is not None else None
+        return text, shown, bib, kept
+
+    def accept(position: str, kept: dict[str, Any] | None) -> Any:
+        if not kept or not (position or "").strip().isdigit():
+            return gr.skip(), gr.skip(), gr.skip(), kept
+        accepted = [*kept["accepted"], int(position)]
+        text, shown, bib = ui_tabs.accept_near_miss(kept["draft"], kept["cited"], accepted)
+        return text, shown, bib, {**kept, "accepted": accepted}
+
+    def offer(bib: str | None) -> Any:
+        # Nothing to download before a run that cited something.
+        return gr.DownloadButton(interactive=bool(bib))
+
+    outputs = [cite.cited_text, cite.suggestions, cite.bib, cite.result]
+    cite.button.click(
+        run, [cite.draft, cite.style], outputs, api_name="cite_draft", **_SERIAL
+    ).then(offer, cite.bib, cite.bib, queue=False, **_PRIVATE)
+    cite.accept.click(
+        accept, [cite.accept_position, cite.result], outputs, **_SERIAL, **_PRIVATE
+    ).then(offer, cite.bib, cite.bib, queue=False, **_PRIVATE)
+
+
+def _wire_library(
+    lib: LibraryTab, side: SidebarParts, heading: gr.Markdown, current: CurrentIndex
+) -> None:
+    def library(query: str = "") -> tuple[str, Any]:
         idx = current()
-        papers = api.list_papers(index=idx)
-        return ui_tabs.render_stats(api.stats(index=idx)), ui_tabs.library_rows(papers, query)
+        table = ui_tabs.library_table(ui_tabs.library_search(query, index=idx))
+        return ui_tabs.render_stats(api.stats(index=idx)), table
+
+    def changed(result: str, query: str) -> Any:
+        idx = current()
+        areas = gr.Dropdown(choices=area_choices(idx))
+        return (result, *library(query), areas, intro(idx))
 
     def upload(
         files: list[str] | None,
@@ -336,131 +231,56 @@ def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
             progress(done / total, desc=f"Adding {name}")
 
         result = ui_tabs.ingest_uploads(files or [], index=current(), on_file=step)
-        return (result, *library(query), gr.Dropdown(choices=_area_choices(current())))
+        return (*changed(result, query), None)  # an empty box: the next upload is its own
 
     def remove(key: str, query: str) -> Any:
-        result = ui_tabs.remove_paper(key, index=current())
-        return (result, *library(query), gr.Dropdown(choices=_area_choices(current())))
+        return changed(ui_tabs.remove_paper(key, index=current()), query)
 
-    def cite(draft: str, style: str) -> tuple[str, str, str | None]:
-        # A plain path (not a component update), so gradio_client callers get the file.
-        return ui_tabs.cite_draft_view(draft, style, index=current())
+    shown = [lib.stats, lib.table]
+    touched = [*shown, side.area, heading]
+    lib.query.change(library, lib.query, shown, queue=False, **_PRIVATE)
+    lib.files.upload(
+        upload, [lib.files, lib.query], [lib.ingested, *touched, lib.files], **_SERIAL, **_PRIVATE
+    )
+    lib.remove.click(
+        remove, [lib.remove_key, lib.query], [lib.removed, *touched], **_SERIAL, **_PRIVATE
+    )
 
-    private: dict[str, Any] = {"api_visibility": "private"}
-    # Every handler that reads or writes the index waits in one line: an upload never runs
-    # while an answer is being generated from the same Chroma folder.
-    serial: dict[str, Any] = {"concurrency_id": "index"}
+
+def build_app(settings: Settings, index: Index | None = None) -> gr.Blocks:
+    """Return the app over `index` (default: the index the settings point at).
+
+    Raises:
+        IndexNotFoundError: no index was given and there is none at settings.index_dir.
+    """
+    current = CurrentIndex(settings, index)
+    first = current()
     with gr.Blocks(title="Literature Q&A", analytics_enabled=False, fill_height=True) as app:
-        with gr.Sidebar(open=True, width=300):
-            gr.Markdown("### Search settings\nApplied to the next question.")
-            area = gr.Dropdown(_area_choices(first), value=ALL_AREAS, label="Research area",
-                               elem_id="area")  # fmt: skip
-            author = gr.Textbox("", label="Author", placeholder="e.g. Wei Ju")
-            top_k = gr.Slider(1, 10, value=min(settings.top_k, 10), step=1, label="Papers to use")
-            retriever = gr.Radio(RETRIEVERS, value=settings.retriever, label="Retriever")
-            backend = gr.Radio(BACKENDS, value=settings.backend, label="Answer backend")
-            gr.Markdown(
-                "*extractive* quotes the best sentences; *local* runs the bundled model; "
-                "*openai* calls the configured endpoint.",
-                elem_classes="hint",
-            )
-        turns = gr.State([])
+        side = sidebar(settings, first)
         with gr.Tabs():
-            with gr.Tab("Ask", id="ask"):
-                gr.Markdown(
-                    f"## Literature Q&A\nAsk about the {count} indexed paper abstracts. Every "
-                    "answer sentence cites the paper it comes from; click a number to see the "
-                    "source.",
-                    elem_id="intro",
-                )
-                chatbot = gr.Chatbot(
-                    label="Answer",
-                    show_label=False,
-                    height=440,
-                    latex_delimiters=[],
-                    examples=[{"text": q} for q in EXAMPLES],
-                    placeholder="**Ask a question about the papers**, or start with an example:",
-                    buttons=[],  # copying would copy the [n] links' HTML, not readable text
-                    feedback_options=None,
-                    elem_id="chat",
-                )
-                msg = gr.Textbox(
-                    placeholder="Ask a question about the papers…",
-                    show_label=False,
-                    submit_btn="Ask",
-                    autofocus=True,
-                    elem_id="question",
-                )
-                with gr.Row():
-                    export_md = gr.DownloadButton(
-                        "Export conversation (.md)", interactive=False, size="sm",
-                        elem_id="export-md",
-                    )  # fmt: skip
-                    export_bib = gr.DownloadButton(
-                        "Export bibliography (.bib)", interactive=False, size="sm",
-                        elem_id="export-bib",
-                    )  # fmt: skip
-                cards = gr.HTML(render_cards(None), elem_id="sources")
-            with gr.Tab("Cite my draft", id="cite"):
-                gr.Markdown("Paste a paragraph: each sentence gets the papers that support it.")
-                draft = gr.Textbox(lines=6, label="Draft paragraph", elem_id="draft")
-                style = gr.Radio(ui_tabs.STYLES, value="latex", label="Citation style")
-                cite_btn = gr.Button("Suggest citations", variant="primary")
-                cited_text = gr.Textbox(
-                    label="Draft with citations", lines=6, buttons=["copy"], elem_id="cited"
-                )
-                draft_bib = gr.DownloadButton("Download .bib", size="sm", elem_id="draft-bib")
-                suggestions = gr.HTML(elem_id="suggestions")
-            with gr.Tab("Library", id="library"):
-                stats = gr.Markdown(elem_id="stats")
-                query = gr.Textbox(label="Search papers", placeholder="key, title, author, area")
-                table = gr.Dataframe(
-                    headers=ui_tabs.LIBRARY_COLUMNS, interactive=False, wrap=True,
-                    max_height=360, column_widths=["16%", "28%", "26%", "22%", "8%"],
-                    elem_id="papers",
-                )  # fmt: skip
-                files = gr.File(
-                    file_count="multiple", file_types=ui_tabs.UPLOAD_TYPES,
-                    label=f"Add papers (≤ {ui_tabs.MAX_UPLOAD_MB} MB per file)",
-                    elem_id="upload",
-                )  # fmt: skip
-                ingested = gr.HTML(elem_id="ingested")
-                with gr.Row():
-                    remove_key = gr.Textbox(label="Remove a paper: citation key", scale=3)
-                    remove_btn = gr.Button("Remove", variant="stop", scale=1)
-                removed = gr.HTML(elem_id="removed")
+            ask = ask_tab(first)
+            cite = cite_tab()
+            lib = library_tab()
+        _wire_ask(ask, side, current, settings)
+        _wire_cite(cite, current)
+        _wire_library(lib, side, ask.intro, current)
+        # The search settings apply to questions only: they are hidden on the other tabs.
+        for tab, visible in ((ask.tab, True), (cite.tab, False), (lib.tab, False)):
+            tab.select(
+                lambda shown=visible: gr.Sidebar(visible=shown), None, side.panel,
+                queue=False, **_PRIVATE,
+            )  # fmt: skip
 
-        inputs = [msg, chatbot, area, author, top_k, retriever, backend, turns]
-        outputs = [chatbot, cards, turns]
-        msg.submit(ask, inputs, outputs, api_name="ask", **serial).then(
-            exports, turns, [export_md, export_bib], queue=False, **private
-        )
-        # A second listener on the same submit empties the box; the question was already read.
-        msg.submit(lambda: "", None, msg, queue=False, show_progress="hidden", **private)
-        chatbot.example_select(_example_text, None, msg, queue=False, **private).then(
-            ask, inputs, outputs, **serial, **private
-        ).then(lambda: "", None, msg, queue=False, **private).then(
-            exports, turns, [export_md, export_bib], queue=False, **private
-        )
-        chatbot.clear(lambda: (render_cards(None), []), None, [cards, turns], **private).then(
-            exports, turns, [export_md, export_bib], queue=False, **private
-        )
-        cite_btn.click(
-            cite, [draft, style], [cited_text, suggestions, draft_bib], api_name="cite_draft",
-            **serial,
-        )  # fmt: skip
-        shown = [stats, table]
-        query.change(library, query, shown, queue=False, **private)
-        files.upload(upload, [files, query], [ingested, *shown, area], **serial, **private)
-        remove_btn.click(remove, [remove_key, query], [removed, *shown, area], **serial, **private)
-        app.load(
-            lambda: gr.Dropdown(choices=_area_choices(current())),
-            None,
-            area,
-            queue=False,  # not behind an answer being generated
-            **private,
-        )
-        app.load(library, None, shown, queue=False, **private)
+        def page() -> Any:
+            # What a (re)loaded page shows is what the index holds now, not at start-up.
+            idx = current()
+            table = ui_tabs.library_table(api.list_papers(index=idx))
+            areas = gr.Dropdown(choices=area_choices(idx))
+            return intro(idx), areas, ui_tabs.render_stats(api.stats(index=idx)), table
+
+        # Not queued: the page is never kept waiting behind an answer being generated.
+        outputs = [ask.intro, side.area, lib.stats, lib.table]
+        app.load(page, None, outputs, queue=False, **_PRIVATE)
     app.queue(default_concurrency_limit=CONCURRENCY, max_size=QUEUE_SIZE)
     return app
 

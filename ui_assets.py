@@ -55,17 +55,85 @@ CSS = """
 .draft-sentence.unsupported { border-left-color: var(--border-color-primary); }
 .draft-sentence .why { color: var(--body-text-color-subdued); font-size: 0.85rem; }
 .draft-sentence ul { margin: 0.2rem 0 0 1rem; font-size: 0.9rem; }
-.ingest-result .bad { color: #b91c1c; }
-.ingest-result .good { color: #15803d; }
+.ingest-result .bad, .ingest-result .bad li { color: #b91c1c; }
+.ingest-result .added { color: var(--body-text-color); }
+.ingest-result .skipped, .ingest-result .skipped li { color: #b45309; }
+.draft-sentence .below-bar, .near-miss .below-bar {
+  font-size: 0.75rem; color: #92400e; background: #fef3c7; border: 1px solid #f59e0b;
+  border-radius: 4px; padding: 0 4px; margin-right: 0.3rem;
+}
+.accept-near {
+  font-size: 0.8rem; border: 1px solid var(--color-accent); color: var(--color-accent);
+  border-radius: 6px; padding: 1px 8px; margin-right: 0.3rem; cursor: pointer;
+  background: var(--background-fill-primary);
+}
+/* The kind of a chat turn: an abstention, a fallback, a note or an error never looks like a
+   plain answer (the label, and the whole message's edge and background). */
+.turn-label {
+  display: inline-block; font-size: 0.75rem; font-weight: 600; border-radius: 4px;
+  padding: 0 6px; margin-right: 0.3rem; border: 1px solid currentColor;
+}
+.turn-abstained { color: #475569; }
+.turn-fallback, .turn-note { color: #92400e; }
+.turn-error { color: #b91c1c; }
+#chat .message:has(.turn-abstained) {
+  border-left: 4px solid #94a3b8 !important; background: #f1f5f9 !important;
+}
+#chat .message:has(.turn-fallback), #chat .message:has(.turn-note) {
+  border-left: 4px solid #f59e0b !important;
+}
+#chat .message:has(.turn-error) {
+  border-left: 4px solid #dc2626 !important; background: #fef2f2 !important;
+}
+#chat .searched { font-size: 0.85rem; color: var(--body-text-color-subdued); font-style: italic; }
+#chat .turn-pending { color: var(--body-text-color-subdued); font-style: italic; }
+#chat .turn-pending::after {
+  content: ""; display: inline-block; width: 0.6em; height: 0.6em; margin-left: 0.4em;
+  border: 2px solid currentColor; border-right-color: transparent; border-radius: 50%;
+  animation: rag-spin 0.8s linear infinite; vertical-align: middle;
+}
+@keyframes rag-spin { to { transform: rotate(360deg); } }
+/* Phones: the sidebar overlays the whole page, so the page script keeps it closed at first;
+   its toggle stays inside the screen when it is open. */
+@media (max-width: 768px) {
+  .sidebar.open .toggle-button { right: 8px !important; }
+  #chat { height: 360px !important; }
+}
 .card-abstract mark { background: #fde68a; color: #1f2937; padding: 0 2px; border-radius: 3px; }
 """
 
 # A click on a card's Copy button puts its BibTeX on the clipboard (loopback is a secure
 # context). A click on an answer's [n] scrolls its card into view (and briefly outlines it)
 # instead of letting the chat's link handling open the fragment in a new tab.
+PHONE_MAX_PX = 768  # Gradio's own breakpoint for the sidebar (it turns full-width below it)
 JS = """
 () => {
+  // Under the phone breakpoint the sidebar would cover the page: close it once it is drawn.
+  if (window.matchMedia(`(max-width: ${PHONE_MAX_PX}px)`).matches) {
+    const close = () => {
+      const toggle = document.querySelector(".sidebar.open .toggle-button");
+      if (!toggle) return false;
+      toggle.click();
+      return true;
+    };
+    if (!close()) {
+      const watch = new MutationObserver(() => { if (close()) watch.disconnect(); });
+      watch.observe(document.body, { childList: true, subtree: true });
+      setTimeout(() => watch.disconnect(), 10000);
+    }
+  }
   document.addEventListener("click", (event) => {
+    // "Cite it anyway" on a near miss: hand its sentence number to the hidden trigger.
+    const accept = event.target.closest ? event.target.closest("button.accept-near") : null;
+    if (accept) {
+      const box = document.querySelector("#accept-sentence textarea, #accept-sentence input");
+      if (!box) return;
+      box.value = accept.dataset.sentence;
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+      accept.disabled = true;
+      setTimeout(() => document.querySelector("#accept-near").click(), 50);
+      return;
+    }
     const copy = event.target.closest ? event.target.closest("button.copy-bib") : null;
     if (copy) {
       const text = copy.closest("details").querySelector("pre").textContent;
@@ -91,4 +159,4 @@ JS = """
     setTimeout(() => card.classList.remove("flash"), 1500);
   }, true);
 }
-"""
+""".replace("${PHONE_MAX_PX}", str(PHONE_MAX_PX))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.test_ui import near_miss_draft
 from tests.ui_server import Served, serve_seeds
 
 if TYPE_CHECKING:
@@ -37,13 +39,19 @@ CLAIM = (
 )
 QUESTION = "Which papers deal with noisy labels on graphs?"
 SCREENSHOT = Path(__file__).resolve().parent.parent / "bench" / "results" / "ui.png"
+PHONE_SCREENSHOT = SCREENSHOT.with_name("ui-phone.png")
+PHONE = {"width": 390, "height": 844}
+OFF_TOPIC = "sourdough bread recipe with rye flour"
 ANSWER_TIMEOUT_MS = 60_000
 LLM_QUESTION = "How can large language models be made to reason more reliably?"
 LLM_AREA = "Deep Learning · Large Language Models"
-# True once the assistant's message shows answer text (not just the pending indicator).
+# True once the assistant's message shows answer text (not the progress line before it).
 FIRST_TEXT_JS = """() => [
   ...document.querySelectorAll('#chat .message.bot, #chat [data-testid="bot"]'),
-].some((m) => m.textContent.trim().length > 3)"""
+].some((m) => !m.querySelector(".turn-pending") && m.textContent.trim().length > 3)"""
+# True once the page shows that an answer is being made (the progress line or a locked box).
+PROGRESS_JS = """() => !!document.querySelector("#chat .turn-pending")
+  || !!document.querySelector("#question textarea:disabled")"""
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +94,21 @@ def open_page(browser: Browser, served: Served, outside: list[str]) -> tuple[Pag
     page.goto(served.url, wait_until="domcontentloaded")
     page.wait_for_selector("#question textarea", state="visible")
     return page, time.perf_counter() - t0
+
+
+def intro_count(page: Page) -> int:
+    """Return the number of papers the Ask tab's intro says the index holds."""
+    from playwright.sync_api import expect
+
+    intro = page.locator("#intro")
+    expect(intro).to_contain_text("indexed paper")
+    found = re.search(r"Ask about the (\d+) indexed paper", intro.inner_text())
+    assert found, intro.inner_text()
+    return int(found.group(1))
+
+
+def color_of(locator: object) -> str:
+    return str(locator.evaluate("(e) => getComputedStyle(e).color"))  # type: ignore[attr-defined]
 
 
 def test_question_in_the_browser_shows_cited_cards(browser: Browser, served: Served) -> None:
@@ -182,16 +205,42 @@ def test_malformed_upload_shows_its_error_and_keeps_the_good_record(
     upload = tmp_path / "mixed.jsonl"
     upload.write_text(json.dumps(GOOD_RECORD) + "\n{broken json\n", encoding="utf-8")
     page, _ = open_page(browser, served, [])
+    before = intro_count(page)
     page.get_by_role("tab", name="Library").click()
     expect(page.locator("#stats")).to_contain_text("papers")
+    # The seeds have no years: no empty Year column.
+    expect(page.locator("#papers th").first).to_be_visible()
+    assert "Year" not in page.locator("#papers th").all_inner_texts()
+    expect(page.locator("#papers")).to_contain_text("(derived label)")
 
     page.locator("#upload input[type=file]").set_input_files(str(upload))
 
     result = page.locator("#ingested")
     expect(result).to_contain_text("mixed.jsonl: 1 added", timeout=ANSWER_TIMEOUT_MS)
     expect(result).to_contain_text("mixed.jsonl:2: invalid JSON")
+    # Added in the normal colour; skipped apart from it, in the warning colour.
+    added, skipped = result.locator("li.added"), result.locator("li.skipped")
+    expect(added).to_have_count(1)
+    expect(skipped).to_contain_text("invalid JSON")
+    body = page.evaluate("getComputedStyle(document.body).color")
+    assert color_of(added) == body
+    assert color_of(skipped) not in (body, color_of(page.locator("#ingested")))
+    # The box is empty again, so uploading the file again is one upload with one message.
+    expect(page.locator("#upload")).to_contain_text("Drop File Here")
+    page.locator("#upload input[type=file]").set_input_files(str(upload))
+    expect(result).to_contain_text("mixed.jsonl: 0 added, 1 already there",
+                                   timeout=ANSWER_TIMEOUT_MS)  # fmt: skip
+    expect(added).to_have_count(1)
+    expect(page.locator("#upload")).to_contain_text("Drop File Here")
+
     page.get_by_label("Search papers").fill("puffin")
     expect(page.locator("#papers")).to_contain_text("Counting Puffins from Orbit")
+    # The Ask tab's count follows the index, also on a reload.
+    page.get_by_role("tab", name="Ask").click()
+    intro = page.locator("#intro")
+    expect(intro).to_contain_text(f"Ask about the {before + 1} indexed paper abstracts")
+    page.reload(wait_until="domcontentloaded")
+    expect(intro).to_contain_text(f"Ask about the {before + 1} indexed paper abstracts")
     # The sidebar's area choices now include the new paper's area.
     page.locator("#area input").click()
     expect(page.get_by_role("option", name="Ornithology")).to_be_attached()
@@ -215,3 +264,162 @@ def test_gradio_client_gets_a_cited_answer(served: Served) -> None:
     assert text.startswith(CLAIM.rstrip(".")) and "[@ju_icgnn" in text
     assert "ju_icgnn" in suggestions
     assert "ju_icgnn" in Path(bib).read_text(encoding="utf-8")
+
+
+# -- what a new user met (issue 13)
+
+# Records, from before the page script runs, whether the question box was ever disabled and
+# whether a progress line was ever shown: fast answers replace it within milliseconds.
+WATCH_JS = """() => {
+  window.seen = { disabled: false, pending: false };
+  new MutationObserver(() => {
+    const box = document.querySelector("#question textarea");
+    if (box && box.disabled) window.seen.disabled = true;
+    if (document.querySelector("#chat .turn-pending")) window.seen.pending = true;
+  }).observe(document.body, { subtree: true, childList: true, attributes: true });
+}"""
+
+
+def test_phone_sidebar_starts_closed_and_the_question_is_answered(
+    browser: Browser, served: Served
+) -> None:
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(served.url, wait_until="domcontentloaded")
+    box = page.locator("#question textarea")
+    expect(box).to_be_visible()
+    sidebar = page.locator("#settings")
+    expect(sidebar).not_to_have_class(re.compile(r"\bopen\b"))
+    toggle = sidebar.locator(".toggle-button")
+    assert within_screen(toggle.bounding_box()), toggle.bounding_box()
+    # Reachable without scrolling, and a tap reaches it (nothing lies over it).
+    assert page.evaluate("window.scrollY") == 0
+    assert within_screen(box.bounding_box()), box.bounding_box()
+    box.tap()
+    box.fill(QUESTION)
+    box.press("Enter")
+    expect(page.locator(".source-card", has_text="Wei Ju").first).to_be_visible(
+        timeout=ANSWER_TIMEOUT_MS
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    PHONE_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(PHONE_SCREENSHOT), full_page=True)
+
+    # Opened, the sidebar's toggle is on the screen too, and closes it again.
+    toggle.tap()
+    expect(sidebar).to_have_class(re.compile(r"\bopen\b"))
+    page.wait_for_timeout(400)  # the slide-in transition
+    assert within_screen(toggle.bounding_box()), toggle.bounding_box()
+    toggle.tap()
+    expect(sidebar).not_to_have_class(re.compile(r"\bopen\b"))
+    page.close()
+
+
+def within_screen(box: dict[str, float] | None, size: dict[str, int] = PHONE) -> bool:
+    return box is not None and (
+        box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= size["width"]
+        and box["y"] + box["height"] <= size["height"]
+    )
+
+
+def test_progress_shows_at_once_and_a_second_submit_waits(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page, _ = open_page(browser, served, [])
+    page.evaluate(WATCH_JS)
+    box = page.locator("#question textarea")
+    box.fill(QUESTION)
+    box.press("Enter")
+    box.press("Enter")  # impatient: the same question again while the first runs
+    expect(page.locator(".source-card", has_text="Wei Ju").first).to_be_visible(
+        timeout=ANSWER_TIMEOUT_MS
+    )
+
+    seen = page.evaluate("window.seen")
+    assert seen["pending"], "no progress line between Enter and the answer"
+    assert seen["disabled"], "the question box took input while the answer was being made"
+    expect(page.locator("#chat [data-testid='user']")).to_have_count(1)
+    expect(box).to_be_enabled()
+    expect(box).to_have_attribute("placeholder", re.compile("Ask a question"))
+    page.close()
+
+
+def test_abstention_looks_unlike_an_answer(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page, _ = open_page(browser, served, [])
+    box = page.locator("#question textarea")
+    box.fill(QUESTION)
+    box.press("Enter")
+    bot = page.locator("#chat [data-testid='bot']")
+    expect(bot.last).to_contain_text("[1]", timeout=ANSWER_TIMEOUT_MS)
+    expect(box).to_be_enabled()
+    box.fill(OFF_TOPIC)
+    box.press("Enter")
+    expect(bot).to_have_count(2, timeout=ANSWER_TIMEOUT_MS)
+    expect(bot.last).to_contain_text("No paper on this", timeout=ANSWER_TIMEOUT_MS)
+
+    def look(message: object) -> tuple[str, str]:
+        return message.evaluate(  # type: ignore[attr-defined]
+            """(m) => { const s = getComputedStyle(m.closest('.message'));
+              return [s.borderLeftColor + ' ' + s.borderLeftWidth, s.backgroundColor]; }"""
+        )
+
+    assert look(bot.first) != look(bot.last)
+    label = bot.last.locator(".turn-label")
+    expect(label).to_be_visible()
+    assert color_of(label) != color_of(bot.first)
+    page.close()
+
+
+def test_settings_sidebar_is_hidden_off_the_ask_tab(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page, _ = open_page(browser, served, [])
+    sidebar = page.locator("#settings")
+    expect(sidebar).to_be_visible()
+    for tab, shown in (("Cite my draft", False), ("Library", False), ("Ask", True)):
+        page.get_by_role("tab", name=tab).click()
+        if shown:
+            expect(sidebar).to_be_visible()
+        else:
+            expect(sidebar).to_be_hidden()
+    # Every tab once: the tab bar still shows each tab once.
+    assert page.get_by_role("tab").all_inner_texts() == ["Ask", "Cite my draft", "Library"]
+    page.close()
+
+
+def test_near_miss_is_cited_with_one_click_and_the_bib_waits_for_it(
+    browser: Browser, served: Served
+) -> None:
+    from playwright.sync_api import expect
+
+    near, key = near_miss_draft(served.index)
+    page, _ = open_page(browser, served, [])
+    page.get_by_role("tab", name="Cite my draft").click()
+    download = page.locator("#draft-bib")
+    expect(download).to_be_disabled()  # nothing to download before a run
+
+    page.locator("#draft textarea").fill(near)
+    page.locator("#cite-btn").click()
+    offer = page.locator("#suggestions .near-miss")
+    expect(offer).to_contain_text(key, timeout=ANSWER_TIMEOUT_MS)
+    expect(offer).to_contain_text("below the 0.50 bar")
+    expect(download).to_be_disabled()  # nothing was cited yet
+    assert f"cite{{{key}" not in page.locator("#cited textarea").input_value()
+
+    offer.get_by_role("button", name="Cite it anyway").click()
+
+    expect(page.locator("#cited textarea")).to_have_value(
+        re.compile(re.escape(f"~\\cite{{{key}}}")), timeout=ANSWER_TIMEOUT_MS
+    )
+    expect(download).to_be_enabled()
+    expect(page.locator("#suggestions")).to_contain_text("below the 0.50 bar")
+    with page.expect_download() as got:
+        download.click()
+    assert f"{{{key}," in Path(got.value.path()).read_text(encoding="utf-8")
+    page.close()

@@ -28,12 +28,13 @@ SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 @dataclass(frozen=True)
 class Served:
-    """A running app: its URL and how long the steps to get there took (seconds)."""
+    """A running app: its URL, its index, and how long the steps to get there took (seconds)."""
 
     url: str
     ingest_s: float
     build_s: float
     launch_s: float
+    index: Index
 
 
 def free_port() -> int:
@@ -59,7 +60,7 @@ def serve_seeds(folder: Path) -> Iterator[Served]:
     app.launch(**options)
     t3 = time.perf_counter()
     try:
-        yield Served(f"http://127.0.0.1:{settings.port}/", t1 - t0, t2 - t1, t3 - t2)
+        yield Served(f"http://127.0.0.1:{settings.port}/", t1 - t0, t2 - t1, t3 - t2, index)
     finally:
         app.close()
 

@@ -40,7 +40,12 @@ _REFERENCE_FORMATS = ["bibtex", "ris", "csljson", "markdown"]
     show_default=True,
     help=r"With --draft: insert \cite{key} (latex) or [@key] (pandoc).",
 )
-@click.option("--min-score", type=float, help="Least support score for a citation [0.50].")
+@click.option(
+    "--min-score",
+    type=click.FloatRange(0.0, 1.0),
+    help="Least support score for a citation, for this run only [0.50]; lower it to take near "
+    "misses (they are marked on stderr).",
+)
 @click.option(
     "--format",
     "fmt",
@@ -145,9 +150,16 @@ def _print_supports(result: Any) -> None:
 
 def _summarize_draft(cited: Any, bib: Path | None) -> None:
     """Tell on stderr what each sentence got, so stdout stays the paragraph alone."""
+    from rag.claims import MIN_SCORE
+
     for n, s in enumerate(cited.sentences, start=1):
         if s.supports:
-            got = ", ".join(f"{c.paper.citation_key} ({c.score:.2f})" for c in s.supports)
+            got = ", ".join(
+                f"{c.paper.citation_key} ({c.score:.2f}"
+                + (f", below the default {MIN_SCORE:.2f}" if c.score < MIN_SCORE else "")
+                + ")"
+                for c in s.supports
+            )
         elif s.already_cited:
             got = "already cites something; left as is"
         elif s.nearest is None:
