@@ -40,7 +40,7 @@ def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
         for start in range(0, len(papers), PAPERS_PER_BATCH):
             batch = papers[start : start + PAPERS_PER_BATCH]
             chunks = [(p.id, text) for p in batch for text in chunk_paper(p)]
-            vectors = index.embedder.embed([text for _, text in chunks])
+            vectors = index.ingest_embedder.embed([text for _, text in chunks])
             owners = np.array([pid for pid, _ in chunks])
             paper_vectors = np.stack([vectors[owners == p.id].mean(axis=0) for p in batch])
             paper_vectors /= np.linalg.norm(paper_vectors, axis=1, keepdims=True)
@@ -156,7 +156,7 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         taken = {p.citation_key for pid, p in stored.items() if pid not in set(stale)}
         new = assign_keys([p for pid, p in parsed.items() if pid not in stored], taken)
         if new:
-            index.embedder  # noqa: B018  # a model that cannot load fails before any write
+            index.ingest_embedder  # noqa: B018  # a model that cannot load fails before any write
         moved = [
             stored[pid].with_(source=p.source)
             for pid, p in parsed.items()
