@@ -40,6 +40,8 @@ def open_index(
         settings.chroma_url or "",
         settings.collection,
         settings.embedding_model,
+        settings.query_encoder,
+        str(settings.onnx_dir or ""),
         str(id(embedder)) if embedder else "",
     )
     with _LOCK:
