@@ -181,3 +181,36 @@ def test_a_query_without_an_export_makes_it_once_and_says_so(
     code, text = again["results"][0]
     assert code == 0 and "[ju_icgnn]" in text and "making" not in text
     assert again["heavy"] == []
+
+
+UI_CHILD = """
+import json, sys
+sys.path.insert(0, {root!r})
+import ui
+from rag import api
+from rag.answer import Answer
+from rag.settings import Settings
+settings = Settings(index_dir={index!r}, backend="extractive")
+app = ui.build_app(settings)
+api.open_index(settings).embedder.embed(["warm-up"])  # what `rag serve` does before launching
+final = [e for e in api.ask_stream({question!r}, settings=settings) if isinstance(e, Answer)][-1]
+heavy = sorted(m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules)
+print(json.dumps({{"keys": [c.hit.paper.citation_key for c in final.citations], "heavy": heavy}}))
+"""
+
+
+@pytest.mark.slow
+def test_the_chat_server_answers_without_torch(real_seed_index: Index, tmp_path: Path) -> None:
+    script = UI_CHILD.format(root=str(ROOT), index=str(real_seed_index.dir), question=QUESTION)
+    onnx_dir = str(real_seed_index.settings.onnx_dir or default_onnx_dir())
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+        env={**os.environ, "RAG_ONNX_DIR": onnx_dir, "GRADIO_ANALYTICS_ENABLED": "False"},
+    )
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "ju_icgnn" in out["keys"]
+    assert out["heavy"] == []
