@@ -21,6 +21,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
 	# --no-cache-dir: pip's wheel cache ignores CMAKE_ARGS, a cached native llama.cpp would crash.
 	$(BIN)/pip install --no-cache-dir -e '.[dev]'
+	# The ONNX export of the embedding model, so that no query command needs torch (a failure
+	# is not fatal: the first query makes it, or falls back to sentence-transformers).
+	-$(BIN)/python -m rag.onnx_export
 	touch $(STAMP)
 
 run: $(STAMP)

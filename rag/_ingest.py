@@ -40,7 +40,7 @@ def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
         for start in range(0, len(papers), PAPERS_PER_BATCH):
             batch = papers[start : start + PAPERS_PER_BATCH]
             chunks = [(p.id, text) for p in batch for text in chunk_paper(p)]
-            vectors = index.embedder.embed([text for _, text in chunks])
+            vectors = index.ingest_embedder.embed([text for _, text in chunks])
             owners = np.array([pid for pid, _ in chunks])
             paper_vectors = np.stack([vectors[owners == p.id].mean(axis=0) for p in batch])
             paper_vectors /= np.linalg.norm(paper_vectors, axis=1, keepdims=True)
@@ -157,7 +157,7 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         keyed = settle_keys([p for pid, p in parsed.items() if pid not in stored], taken)
         new = keyed.papers
         if new:
-            index.embedder  # noqa: B018  # a model that cannot load fails before any write
+            index.ingest_embedder  # noqa: B018  # a model that cannot load fails before any write
         kept = [(stored[pid], p) for pid, p in parsed.items() if pid in stored]
         rekeyed = rekey_stored(kept, taken | {p.citation_key for p in new})
         moved = [

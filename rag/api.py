@@ -44,6 +44,8 @@ def open_index(
         settings.chroma_token.get_secret_value() if settings.chroma_token else "",
         settings.collection,
         settings.embedding_model,
+        settings.query_encoder,
+        str(settings.onnx_dir or ""),
         str(id(embedder)) if embedder else "",
     )
     with _LOCK:

@@ -6,8 +6,9 @@ import json
 import logging
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -57,6 +58,39 @@ def model_name(model: str) -> str:
     return model if model == BUNDLED_MODEL else Path(model).expanduser().name
 
 
+def _pooling_modes(pooling: dict[str, Any]) -> list[str]:
+    """The pooling modes a Pooling config turns on, by name ("mean", "cls", ...)."""
+    # sentence-transformers 6 writes `pooling_mode` (a name or a list) and
+    # `embedding_dimension`; earlier versions one `pooling_mode_*` flag per mode.
+    mode = pooling.get("pooling_mode")
+    if isinstance(mode, str):
+        return [mode]
+    if isinstance(mode, list):
+        return [str(m) for m in mode]
+    flags = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v is True]
+    names = {"pooling_mode_mean_tokens": "mean", "pooling_mode_cls_token": "cls"}
+    return [names.get(k, k.removeprefix("pooling_mode_")) for k in flags]
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a JSON object")
+    return data
+
+
+def _modules(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """The modules of a plain layout (transformer, pooling, optional normalize) and pooling."""
+    modules = json.loads((path / "modules.json").read_text())
+    kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
+    if kinds[:2] != ["Transformer", "Pooling"] or set(kinds[2:]) - {"Normalize"}:
+        return None
+    top = path / "config_sentence_transformers.json"
+    if top.exists() and _read_json(top).get("truncate_dim") is not None:
+        return None
+    return modules, _read_json(path / modules[1]["path"] / "config.json")
+
+
 def model_dimension(model: str) -> int | None:
     """Read the vector size of a sentence-transformers folder from its config, without torch.
 
@@ -75,27 +109,56 @@ def model_dimension(model: str) -> int | None:
     """
     path = model_path(model)
     try:
-        modules = json.loads((path / "modules.json").read_text())
-        kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
-        if kinds[:2] != ["Transformer", "Pooling"] or set(kinds[2:]) - {"Normalize"}:
+        found = _modules(path)
+        if found is None or len(_pooling_modes(found[1])) != 1:
             return None
-        top = path / "config_sentence_transformers.json"
-        if top.exists() and json.loads(top.read_text()).get("truncate_dim") is not None:
-            return None
-        pooling = json.loads((path / modules[1]["path"] / "config.json").read_text())
-        # sentence-transformers 6 writes `pooling_mode` (a name or a list) and
-        # `embedding_dimension`; earlier versions one `pooling_mode_*` flag per mode.
-        mode = pooling.get("pooling_mode")
-        modes = (
-            [mode]
-            if isinstance(mode, str)
-            else list(mode)
-            if isinstance(mode, list)
-            else [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v is True]
-        )
-        if len(modes) != 1:
-            return None
+        pooling = found[1]
         return int(pooling.get("embedding_dimension") or pooling["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the ONNX query encoder needs to compute a model's vectors as sentence-transformers."""
+
+    transformer: Path  # the folder of the transformer (weights, config, tokenizer)
+    dim: int
+    pooling: str  # "mean" or "cls"
+    max_tokens: int  # truncation, special tokens included
+    lower_case: bool
+
+
+def model_layout(path: Path) -> Layout | None:
+    """Read the layout of a model folder when it is one the ONNX encoder reproduces exactly.
+
+    That is a transformer, mean or CLS pooling, optionally normalized; no prompt prepended by
+    default, no truncated dimension, a stated `max_seq_length`. Otherwise None.
+    """
+    try:
+        found = _modules(path)
+        if found is None:
+            return None
+        modules, pooling = found
+        modes = _pooling_modes(pooling)
+        top = path / "config_sentence_transformers.json"
+        if len(modes) != 1 or modes[0] not in ("mean", "cls"):
+            return None
+        if top.exists() and _read_json(top).get("default_prompt_name"):
+            return None
+        transformer = path / modules[0]["path"]
+        st_config = _read_json(transformer / "sentence_bert_config.json")
+        max_tokens = int(st_config["max_seq_length"])
+        positions = _read_json(transformer / "config.json").get("max_position_embeddings")
+        if isinstance(positions, int) and positions > 0:
+            max_tokens = min(max_tokens, positions)
+        return Layout(
+            transformer=transformer,
+            dim=int(pooling.get("embedding_dimension") or pooling["word_embedding_dimension"]),
+            pooling=modes[0],
+            max_tokens=max_tokens,
+            lower_case=bool(st_config.get("do_lower_case")),
+        )
     except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return None
 
@@ -151,6 +214,7 @@ class SentenceTransformerEmbedder:
 
 
 _CACHE: dict[tuple[str, int], SentenceTransformerEmbedder] = {}
+_QUERY_CACHE: dict[tuple[str, int, str, str], Embedder] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -161,3 +225,76 @@ def load_embedder(model: str = BUNDLED_MODEL, batch_size: int = 64) -> SentenceT
         if key not in _CACHE:
             _CACHE[key] = SentenceTransformerEmbedder(model, batch_size)
         return _CACHE[key]
+
+
+def load_query_embedder(
+    model: str = BUNDLED_MODEL,
+    batch_size: int = 64,
+    *,
+    encoder: str = "onnx",
+    onnx_dir: Path | None = None,
+) -> Embedder:
+    """Return the embedder for questions and sentences at query time, loaded once per process.
+
+    With `encoder="onnx"` that is ONNX Runtime over the model's ONNX export (no torch; the
+    same vectors as sentence-transformers, see `rag.onnx_embedding`). When there is no export
+    yet it is made once, here (torch is imported for that one time), and said so on stderr.
+    A model the ONNX path cannot reproduce, or an export that fails, falls back to
+    sentence-transformers with a warning.
+
+    Args:
+        model: the bundled model's name or a local sentence-transformers folder.
+        batch_size: texts per batch for the sentence-transformers fallback.
+        encoder: "onnx" or "sentence-transformers".
+        onnx_dir: the ONNX cache folder (default: `rag.onnx_cache.default_onnx_dir()`).
+    """
+    key = (model, batch_size, encoder, str(onnx_dir or ""))
+    with _CACHE_LOCK:
+        found = _QUERY_CACHE.get(key)
+    if found is not None:
+        return found
+    loaded = _onnx_embedder(model, onnx_dir) if encoder == "onnx" else None
+    if loaded is None:
+        loaded = load_embedder(model, batch_size)
+    with _CACHE_LOCK:
+        return _QUERY_CACHE.setdefault(key, loaded)
+
+
+def _onnx_embedder(model: str, onnx_dir: Path | None) -> Embedder | None:
+    """Return the ONNX embedder of `model`, exporting it first if needed; None to fall back."""
+    if model_layout(model_path(model)) is None:
+        log.info("embedding model %s: no ONNX query encoder for its layout; using torch", model)
+        return None
+    try:
+        from rag.onnx_embedding import OnnxEmbedder
+        from rag.onnx_export import ensure_exported, exported_folder, is_exported
+
+        folder = exported_folder(model, onnx_dir)
+        if not is_exported(folder):
+            log.warning(
+                "making the ONNX query encoder of %s once, in %s (10-40 s; later commands "
+                "reuse it without torch)",
+                model,
+                folder,
+            )
+            folder = ensure_exported(model, onnx_dir)
+        return OnnxEmbedder(folder)
+    except (ConfigError, ImportError, OSError, RuntimeError) as exc:
+        # onnxruntime and the exporter raise RuntimeError subclasses for a bad graph
+        log.warning("%s; embedding queries with sentence-transformers instead", exc)
+        return None
+
+
+def prepare_query_embedder(model: str, encoder: str, onnx_dir: Path | None) -> None:
+    """Make the ONNX export of `model` now if it is missing (ingest: torch is loaded anyway).
+
+    A failure is only logged: the query path then tries again or falls back.
+    """
+    if encoder != "onnx" or model_layout(model_path(model)) is None:
+        return
+    try:
+        from rag.onnx_export import ensure_exported
+
+        ensure_exported(model, onnx_dir)
+    except (ConfigError, ImportError, OSError, RuntimeError) as exc:
+        log.warning("could not make the ONNX query encoder: %s", exc)

@@ -13,7 +13,15 @@ from pathlib import Path
 from rag import catalog
 from rag.chroma_client import ChromaServer
 from rag.chunking import paper_text
-from rag.embedding import Embedder, load_embedder, model_dimension, model_name
+from rag.embedding import (
+    Embedder,
+    SentenceTransformerEmbedder,
+    load_embedder,
+    load_query_embedder,
+    model_dimension,
+    model_name,
+    prepare_query_embedder,
+)
 from rag.errors import IndexBusyError, IndexMismatchError
 from rag.lexical import BM25Index, fingerprint
 from rag.records import Paper
@@ -42,6 +50,7 @@ class Index:
         self.settings = settings
         self.dir = Path(settings.index_dir)
         self._embedder = embedder
+        self._ingest_embedder = embedder  # a given embedder (tests) does both
         self._embedder_lock = threading.Lock()
         self._dim: int | None = None
         if embedder is not None:
@@ -52,7 +61,7 @@ class Index:
             name = model_name(settings.embedding_model)
             dim = model_dimension(settings.embedding_model) or 0
             if not dim:  # the config does not tell: ask the model itself
-                name, dim = self.embedder.name, self.embedder.dim
+                name, dim = self.ingest_embedder.name, self.ingest_embedder.dim
         self._model = (name, dim)
         self.store = self._open_store(create)
         self._dim = dim
@@ -63,20 +72,48 @@ class Index:
 
     @property
     def embedder(self) -> Embedder:
-        """The embedding model of this index, loaded on first use."""
+        """The query-time embedding model of this index, loaded on first use.
+
+        ONNX Runtime by default (no torch; the same vectors as the ingest encoder), see
+        `rag.embedding.load_query_embedder`.
+        """
         with self._embedder_lock:
             if self._embedder is None:
-                loaded = load_embedder(
-                    self.settings.embedding_model, self.settings.embed_batch_size
-                )
-                if self._dim is not None and self._dim != loaded.dim:
-                    raise IndexMismatchError(
-                        f"The embedding model {loaded.name!r} makes {loaded.dim}-dimensional "
-                        f"vectors, not the {self._dim} this index holds: use the model the "
-                        "index was built with, or ingest into a new --index."
+                s = self.settings
+                self._embedder = self._checked(
+                    load_query_embedder(
+                        s.embedding_model,
+                        s.embed_batch_size,
+                        encoder=s.query_encoder,
+                        onnx_dir=s.onnx_dir,
                     )
-                self._embedder = loaded
+                )
             return self._embedder
+
+    @property
+    def ingest_embedder(self) -> Embedder:
+        """The embedding model ingest uses (sentence-transformers), loaded on first use.
+
+        Ingest keeps torch: for batches ONNX Runtime was no faster on these CPUs. Loading it
+        also makes the ONNX export for later queries when there is none yet.
+        """
+        with self._embedder_lock:
+            if self._ingest_embedder is None:
+                s = self.settings
+                loaded = self._checked(load_embedder(s.embedding_model, s.embed_batch_size))
+                if isinstance(loaded, SentenceTransformerEmbedder):
+                    prepare_query_embedder(s.embedding_model, s.query_encoder, s.onnx_dir)
+                self._ingest_embedder = loaded
+            return self._ingest_embedder
+
+    def _checked(self, loaded: Embedder) -> Embedder:
+        if self._dim is not None and self._dim != loaded.dim:
+            raise IndexMismatchError(
+                f"The embedding model {loaded.name!r} makes {loaded.dim}-dimensional "
+                f"vectors, not the {self._dim} this index holds: use the model the "
+                "index was built with, or ingest into a new --index."
+            )
+        return loaded
 
     @property
     def bm25_dir(self) -> Path:

@@ -58,6 +58,17 @@ class Settings(BaseSettings):
         description="Bundled model name, or the path of a local sentence-transformers model.",
     )
     embed_batch_size: int = Field(64, ge=1, description="Texts per embedding batch.")
+    query_encoder: Literal["onnx", "sentence-transformers"] = Field(
+        "onnx",
+        description="How questions and sentences are embedded at query time: onnx (ONNX "
+        "Runtime, no torch, the same vectors) or sentence-transformers. Ingest always uses "
+        "sentence-transformers.",
+    )
+    onnx_dir: Path | None = Field(
+        None,
+        description="Cache folder of the embedding model's ONNX export, keyed by a hash of "
+        "the model folder (default $XDG_CACHE_HOME/rag/onnx, i.e. ~/.cache/rag/onnx).",
+    )
 
     # -- retrieval
     retriever: Retriever = Field("hybrid", description="hybrid, dense or bm25.")

@@ -1,14 +1,20 @@
-"""Start-up: help, error paths and a re-ingest that embeds nothing never load torch or the model."""
+"""Start-up: help, error paths, a re-ingest that embeds nothing, and every query command never
+load torch (queries are embedded by ONNX Runtime)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from rag._ingest import ingest
 from rag.index import Index
+from rag.onnx_cache import default_onnx_dir
+from rag.onnx_export import exported_folder, is_exported
 from rag.settings import Settings
 from tests.conftest import ROOT, SEEDS
 from tests.fake_embedding import FakeEmbedding
@@ -29,10 +35,15 @@ print(json.dumps({{"results": results, "heavy": heavy}}))
 """
 
 
-def run_cli(tmp_path: Path, *commands: list[str]) -> dict:  # type: ignore[type-arg]
+def run_cli(tmp_path: Path, *commands: list[str], env: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
     script = CHILD.format(root=str(ROOT), commands=[list(c) for c in commands])
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=True
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+        env={**os.environ, **(env or {})},
     )
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -115,3 +126,91 @@ def test_the_vector_size_is_read_from_config_only_when_it_is_certain(tmp_path: P
     assert model_dimension(_model_folder(tmp_path / "e", st6)) == 384
     st6_two = {**st6, "pooling_mode": ["mean", "max"]}
     assert model_dimension(_model_folder(tmp_path / "f", st6_two)) is None
+
+
+QUESTION = "Which papers deal with noisy labels on graphs?"
+
+
+@pytest.mark.slow
+def test_query_commands_import_no_torch(real_seed_index: Index, tmp_path: Path) -> None:
+    folder = str(real_seed_index.dir)
+    onnx_dir = str(real_seed_index.settings.onnx_dir or default_onnx_dir())
+    unreachable = "http://127.0.0.1:9/v1"  # the openai backend fails: the answer falls back
+    draft = tmp_path / "draft.txt"
+    draft.write_text("Mislabeled nodes can be found from how their influence spreads on a graph.")
+    out = run_cli(
+        tmp_path,
+        ["--index", folder, "search", "label noise in graph neural networks", "-k", "3"],
+        ["--index", folder, "search", "label noise", "--retriever", "dense", "--json"],
+        ["--index", folder, "ask", "--backend", "extractive", QUESTION],
+        ["--index", folder, "ask", "--backend", "openai", QUESTION],
+        ["--index", folder, "cite", "Label noise on graphs can be detected from the structure."],
+        ["--index", folder, "cite", "--draft", str(draft)],
+        ["--index", folder, "similar", "ju_icgnn", "-k", "2"],
+        ["--index", folder, "show", "ju_icgnn"],
+        ["--index", folder, "list"],
+        env={"RAG_ONNX_DIR": onnx_dir, "RAG_OPENAI_BASE_URL": unreachable},
+    )
+    results = out["results"]
+    assert all(code == 0 for code, _ in results), results
+    search, dense, extractive, openai, cite, cited_draft, similar, show, listing = results
+    assert search[1].startswith(" 1. Ju et al. — ICGNN  [ju_icgnn]")
+    assert json.loads(dense[1])[0]["citation_key"] == "ju_icgnn"
+    assert "[1]" in extractive[1] and "ju_icgnn" in extractive[1]
+    assert "ju_icgnn" in openai[1]  # the extractive fallback, cited
+    assert "[ju_icgnn]" in cite[1] and "\\cite{ju_icgnn}" in cited_draft[1]
+    assert "Papers like" in similar[1] and "@misc{ju_icgnn," in show[1]
+    assert "40 papers" in listing[1]
+    assert out["heavy"] == []
+
+
+@pytest.mark.slow
+def test_a_query_without_an_export_makes_it_once_and_says_so(
+    real_seed_index: Index, tmp_path: Path
+) -> None:
+    onnx_dir = tmp_path / "onnx"  # empty: as on a machine where nothing was exported yet
+    args = ["--index", str(real_seed_index.dir), "search", "label noise on graphs", "-k", "1"]
+    first = run_cli(tmp_path, args, env={"RAG_ONNX_DIR": str(onnx_dir)})
+    code, text = first["results"][0]
+    assert code == 0 and "[ju_icgnn]" in text
+    assert "making the ONNX query encoder" in text  # said on stderr, once
+    assert first["heavy"]  # torch was needed for that one export
+    assert is_exported(exported_folder("all-MiniLM-L6-v2", onnx_dir))
+
+    again = run_cli(tmp_path, args, env={"RAG_ONNX_DIR": str(onnx_dir)})
+    code, text = again["results"][0]
+    assert code == 0 and "[ju_icgnn]" in text and "making" not in text
+    assert again["heavy"] == []
+
+
+UI_CHILD = """
+import json, sys
+sys.path.insert(0, {root!r})
+import ui
+from rag import api
+from rag.answer import Answer
+from rag.settings import Settings
+settings = Settings(index_dir={index!r}, backend="extractive")
+app = ui.build_app(settings)
+api.open_index(settings).embedder.embed(["warm-up"])  # what `rag serve` does before launching
+final = [e for e in api.ask_stream({question!r}, settings=settings) if isinstance(e, Answer)][-1]
+heavy = sorted(m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules)
+print(json.dumps({{"keys": [c.hit.paper.citation_key for c in final.citations], "heavy": heavy}}))
+"""
+
+
+@pytest.mark.slow
+def test_the_chat_server_answers_without_torch(real_seed_index: Index, tmp_path: Path) -> None:
+    script = UI_CHILD.format(root=str(ROOT), index=str(real_seed_index.dir), question=QUESTION)
+    onnx_dir = str(real_seed_index.settings.onnx_dir or default_onnx_dir())
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+        env={**os.environ, "RAG_ONNX_DIR": onnx_dir, "GRADIO_ANALYTICS_ENABLED": "False"},
+    )
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "ju_icgnn" in out["keys"]
+    assert out["heavy"] == []
