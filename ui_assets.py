@@ -55,6 +55,8 @@ CSS = """
 .draft-sentence.unsupported { border-left-color: var(--border-color-primary); }
 .draft-sentence .why { color: var(--body-text-color-subdued); font-size: 0.85rem; }
 .draft-sentence ul { margin: 0.2rem 0 0 1rem; font-size: 0.9rem; }
+.draft-sentence .contradicts .badge { background: #b42318; color: #fff; border-radius: 4px;
+  padding: 0 0.35rem; font-size: 0.8rem; }
 .ingest-result .bad { color: #b91c1c; }
 .ingest-result .good { color: #15803d; }
 .card-abstract mark { background: #fde68a; color: #1f2937; padding: 0 2px; border-radius: 3px; }

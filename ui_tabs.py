@@ -18,7 +18,7 @@ from rag.errors import RagError
 
 if TYPE_CHECKING:
     from rag.answer import Answer
-    from rag.claims import CitedDraft
+    from rag.claims import CitedDraft, DraftSentence
     from rag.index import Index
     from rag.records import Paper
 
@@ -42,7 +42,7 @@ def render_draft(cited: CitedDraft) -> str:
     """Return each sentence of a cited draft with its suggested papers, or why it has none."""
     parts = []
     for sentence in cited.sentences:
-        text = f"<p>{html.escape(sentence.text)}</p>"
+        text = f"<p>{html.escape(sentence.text)}</p>" + _contradictions(sentence)
         if sentence.supports:
             items = "".join(
                 f"<li><code>{html.escape(s.paper.citation_key)}</code> "
@@ -67,6 +67,17 @@ def render_draft(cited: CitedDraft) -> str:
             f'<div class="draft-sentence unsupported">{text}<p class="why">{why}</p></div>'
         )
     return '<section class="draft">' + "".join(parts) + "</section>"
+
+
+def _contradictions(sentence: DraftSentence) -> str:
+    """Return the "contradicts" badges of the papers judged to contradict a draft sentence."""
+    return "".join(
+        f'<p class="contradicts"><span class="badge">contradicts</span> '
+        f"<code>{html.escape(s.paper.citation_key)}</code> "
+        f"{html.escape(s.paper.title or s.paper.label)} "
+        f'<span class="why">“{html.escape(s.sentence)}”</span></p>'
+        for s in sentence.contradicts
+    )
 
 
 def cite_draft_view(draft: str, style: str, *, index: Index) -> tuple[str, str, str | None]:

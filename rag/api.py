@@ -160,10 +160,12 @@ def cite(
     k: int = 5,
     filters: Filters | None = None,
 ) -> ClaimSupport:
-    """Return the papers that support `claim`, each with its matching sentence and score."""
+    """Return the papers that support `claim`, and those that contradict it, with sentences."""
     from rag.claims import cite as _cite
 
-    return _cite(index or open_index(settings), claim, k=k, filters=filters)
+    index = index or open_index(settings)
+    judge = (settings or index.settings).stance
+    return _cite(index, claim, k=k, filters=filters, judge=judge)
 
 
 def cite_draft(
@@ -177,7 +179,9 @@ def cite_draft(
     """Suggest citations for each sentence of `draft` and insert `\\cite{}` or `[@key]`."""
     from rag.claims import cite_draft as _cite_draft
 
-    return _cite_draft(index or open_index(settings), draft, style=style, filters=filters)
+    index = index or open_index(settings)
+    judge = (settings or index.settings).stance
+    return _cite_draft(index, draft, style=style, filters=filters, judge=judge)
 
 
 def get_paper(
