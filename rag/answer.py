@@ -217,9 +217,8 @@ def answer_stream(
         return
 
     leak = PromptLeakDetector(prompts.SYSTEM, prompts.CONDENSE_SYSTEM, names=prompts.EXAMPLE_NAMES)
-    checker = CitationChecker(
-        index.embedder, evidence, settings.support_threshold, leak, judge_for(settings.stance)
-    )
+    stance = judge_for(settings.stance, settings)
+    checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak, stance)
     render = _Renderer(evidence, settings.unsupported)
     timings["evidence_s"] = time.perf_counter() - t0
     notice = None

@@ -162,9 +162,11 @@ def cite(
 ) -> ClaimSupport:
     """Return the papers that support `claim`, and those that contradict it, with sentences."""
     from rag.claims import cite as _cite
+    from rag.stance import judge_for
 
     index = index or open_index(settings)
-    judge = (settings or index.settings).stance
+    settings = settings or index.settings
+    judge = judge_for(settings.stance, settings)
     return _cite(index, claim, k=k, filters=filters, judge=judge)
 
 
@@ -178,9 +180,11 @@ def cite_draft(
 ) -> CitedDraft:
     """Suggest citations for each sentence of `draft` and insert `\\cite{}` or `[@key]`."""
     from rag.claims import cite_draft as _cite_draft
+    from rag.stance import judge_for
 
     index = index or open_index(settings)
-    judge = (settings or index.settings).stance
+    settings = settings or index.settings
+    judge = judge_for(settings.stance, settings)
     return _cite_draft(index, draft, style=style, filters=filters, judge=judge)
 
 

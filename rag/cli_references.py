@@ -82,6 +82,7 @@ def cite(
     """Find the papers that support CLAIM, or cite each sentence of a --draft paragraph."""
     from rag import claims as citing
     from rag.export import render, to_bibtex
+    from rag.stance import judge_for
 
     if bool(claim) == bool(draft):
         raise click.UsageError("Give either a CLAIM or --draft FILE.")
@@ -89,7 +90,7 @@ def cite(
         raise click.UsageError("--bib goes with --draft (for a CLAIM, use --format bibtex).")
     index = _index(ctx)
     score = citing.MIN_SCORE if min_score is None else min_score
-    judge = _settings(ctx).stance
+    judge = judge_for(_settings(ctx).stance, _settings(ctx))
     if claim:
         result = citing.cite(
             index, claim, k=k or 5, min_score=score, filters=_filters(**filters), judge=judge

@@ -77,10 +77,11 @@ class Settings(BaseSettings):
         description="Least support score (semantic x coverage, 0 for a foreign number or name) "
         "a cited sentence needs to be shown; calibrated by bench/calibrate.py.",
     )
-    stance: Literal["model", "off"] = Field(
+    stance: Literal["model", "llm", "off"] = Field(
         "model",
         description="Stance judge for citations: the shipped model (a paper judged to "
-        "contradict a sentence is never cited for it), or off (topic and support score only).",
+        "contradict a sentence is never cited for it), llm (the openai backend judges), or off "
+        "(topic and support score only).",
     )
     follow_up: Literal["rule", "llm"] = Field(
         "rule",

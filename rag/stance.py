@@ -24,11 +24,14 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from rag.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rag.settings import Settings
 
 LABELS: tuple[str, ...] = ("supports", "contradicts", "neither")
 MODEL_DIR = Path(__file__).resolve().parent / "stance_model"
@@ -164,10 +167,21 @@ def load_stance_model(folder: Path = MODEL_DIR) -> StanceModel:
     return StanceModel(folder)
 
 
-def judge_for(setting: str) -> StanceJudge | None:
-    """Return the stance judge a `stance` setting names ("model" or "off")."""
+def judge_for(setting: str, settings: Settings | None = None) -> StanceJudge | None:
+    """Return the stance judge a `stance` setting names: "model", "llm" or "off".
+
+    Raises:
+        ConfigError: another name, or "llm" without the settings of an `openai` backend.
+    """
     if setting == "off":
         return None
     if setting == "model":
         return load_stance_model()
-    raise ConfigError(f"Unknown stance judge {setting!r}: use 'model' or 'off'.")
+    if setting == "llm" and settings is not None:
+        from rag.backends.base import get_backend
+        from rag.stance_llm import LLMStanceJudge
+
+        return LLMStanceJudge(get_backend("openai", settings))
+    if setting == "llm":
+        raise ConfigError("The llm stance judge needs the settings of an openai backend.")
+    raise ConfigError(f"Unknown stance judge {setting!r}: use model, llm or off.")

@@ -9,6 +9,7 @@ this approach can be corrected ...").
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -115,7 +116,7 @@ def test_ask_drops_a_sentence_its_cited_paper_contradicts(
 ) -> None:
     import rag.answer
 
-    monkeypatch.setattr(rag.answer, "judge_for", lambda setting: WordJudge())
+    monkeypatch.setattr(rag.answer, "judge_for", lambda *args: WordJudge())
     fake = settings.model_copy(update={"min_relevance": 0.1, "support_threshold": 0.3})
     llm = PromptAwareLLM()  # {MAI} becomes the source number of the mai paper
     llm.enqueue(f"{WORKS[:-1]} [{{MAI}}]. {FAILS[:-1]} [{{MAI}}].")
@@ -128,7 +129,7 @@ def test_ask_drops_a_sentence_its_cited_paper_contradicts(
     llm.enqueue(f"{WORKS[:-1]} [{{MAI}}].")
     flag = fake.model_copy(update={"unsupported": "flag"})
     flagged = answer(seeded, question, settings=flag, backend=llm)
-    assert "works well for overparameterized models [unsupported]" in flagged.answer
+    assert "works well for overparameterized models. [unsupported]" in flagged.answer
 
 
 def test_labels_are_the_contract() -> None:
@@ -191,3 +192,27 @@ def test_ask_drops_a_generated_sentence_the_real_judge_finds_contradicted(
     assert "works well" not in result.answer
     assert [s["text"] for s in shown] == [FAILS[:-1]]
     assert result.citations[0].hit.paper.citation_key == "mai"
+
+
+def test_llm_judge_reads_the_label_and_the_sentence_it_names() -> None:
+    from rag import prompts
+    from rag.stance_llm import LLMStanceJudge
+    from tests.fakes import FakeLLM
+
+    llm = FakeLLM()
+    for reply in ("CONTRADICTS 2", "supports [1]", "I cannot tell.", "SUPPORTS 7"):
+        llm.enqueue(reply)
+    sentences = ["ERM is studied here.", "Conventional fair ERM fails on such models."]
+    stances = LLMStanceJudge(llm).judge(WORKS, [sentences] * 4)
+    assert [(s.label, s.index) for s in stances] == [
+        ("contradicts", 1),
+        ("supports", 0),
+        ("neither", 0),  # no label: never support or contradiction
+        ("neither", 0),  # a sentence that is not there
+    ]
+    assert stances[0].sentence == sentences[1]
+    assert "[2] Conventional fair ERM fails" in llm.history[0].user
+    assert WORKS in llm.history[0].user and llm.calls[0].temperature == 0
+    assert set(re.findall(r"{(\w+)}", prompts.STANCE_USER)) == {"claim", "sentences"}
+    assert set(re.findall(r"{(\w+)}", prompts.STANCE_SENTENCE)) == {"n", "sentence"}
+    assert "{" not in prompts.STANCE_SYSTEM
