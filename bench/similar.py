@@ -48,13 +48,16 @@ def related_pairs() -> dict[str, set[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", type=Path, required=True)
+    parser.add_argument("--limit", type=int, default=0, help="Only the first N query papers.")
     args = parser.parse_args()
     if not stance_data.available():
         sys.exit(f"SciFact claims not found under {stance_data.SHARED}: nothing to check.")
     index = Index(Settings(index_dir=args.index, backend="extractive"))
     by_doc = {p.external_id: p for p in index.papers.values() if p.external_id}
     related = {d: r & set(by_doc) for d, r in related_pairs().items() if d in by_doc}
-    related = {d: r for d, r in related.items() if r}
+    related = {d: r for d, r in sorted(related.items()) if r}
+    if args.limit:
+        related = dict(list(related.items())[: args.limit])
     out = {"query_papers": len(related), "methods": {}}
     lines = [
         f"{len(related)} SciFact abstracts that a claim cites with another one.",

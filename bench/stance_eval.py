@@ -173,12 +173,27 @@ def collect(index: Index, claims: list[stance_data.Claim], model: Any) -> dict[s
 
 
 def decide_offline(
-    rows: list[dict[str, Any]], n: int, p_sup: float, p_con: float, k: int = 5
+    rows: list[dict[str, Any]],
+    n: int,
+    p_sup: float,
+    p_con: float,
+    k: int = 5,
+    *,
+    topic_only: bool = False,
 ) -> dict[str, Any]:
-    """Apply `rag.cite`'s rule to recorded candidates (the same `stance.decide`)."""
+    """Apply `rag.cite`'s rule to recorded candidates (the same `stance.decide`).
+
+    With `topic_only`, the rule before the judge: every paper over MIN_SCORE supports, shown
+    with its closest sentence.
+    """
     supports, contradicts, shown = [], [], {}
     for row in rows:
         if row["score"] < citing.MIN_SCORE:
+            continue
+        if topic_only:
+            if len(supports) < k:
+                supports.append(row["doc"])
+                shown[row["doc"]] = row["cosine_best"]
             continue
         keep = sorted(range(min(n, len(row["order"]))), key=lambda j: row["order"][j])
         probabilities = np.array([row["p"][j] for j in keep])
@@ -234,6 +249,65 @@ def _row(name: str, m: dict[str, Any]) -> str:
     )
 
 
+def sample(folder: Path, calib_n: int, held_n: int) -> None:
+    """Record a sample of claims once, then choose on calib and report before/after."""
+    claims = stance_data.load_claims()
+    sentences = stance_data.load_sentences()
+    index = Index(Settings(index_dir=folder, backend="extractive"))
+    model = stance.load_stance_model()
+    parts = {
+        p: sorted((c for c in claims if c.part == p), key=lambda c: int(c.id))[:n]
+        for p, n in (("calib", calib_n), ("held_out", held_n))
+    }
+    records = RESULTS / "stance_records.jsonl"
+    done = {}
+    if records.exists():
+        done = {r["id"]: r for r in map(json.loads, records.read_text().splitlines())}
+    citing.cite(index, "warm-up claim about cells", judge=None)
+    for members in parts.values():
+        for claim in members:
+            if claim.id in done:
+                continue
+            t0 = time.perf_counter()
+            rows = collect(index, [claim], model)[claim.id]
+            done[claim.id] = {"id": claim.id, "rows": rows, "s": time.perf_counter() - t0}
+            with records.open("a") as f:
+                f.write(json.dumps(done[claim.id]) + "\n")
+            print(claim.part, claim.id, f"{done[claim.id]['s']:.1f}s", flush=True)
+    recorded = {cid: r["rows"] for cid, r in done.items()}
+    best, _ = choose(parts["calib"], recorded, sentences)
+    out: dict[str, Any] = {"chosen_on_calib": best, "parts": {}}
+    n, p_sup, p_con = best["n"], best["support_min"], best["contradict_min"]
+    for part, members in parts.items():
+        before = {c.id: decide_offline(recorded[c.id], 0, 0, 0, topic_only=True) for c in members}
+        shipped = {
+            c.id: decide_offline(
+                recorded[c.id], stance.JUDGED_SENTENCES, stance.SUPPORT_MIN, stance.CONTRADICT_MIN
+            )
+            for c in members
+        }
+        after = {c.id: decide_offline(recorded[c.id], n, p_sup, p_con) for c in members}
+        ms = [round(statistics.median(done[c.id]["s"] for c in members) * 1000)] * 2
+        out["parts"][part] = {
+            "before": {**score(members, before, sentences), "ms": ms},
+            "shipped": {**score(members, shipped, sentences), "ms": ms},
+            "chosen": {**score(members, after, sentences), "ms": ms},
+        }
+        print(part, json.dumps(out["parts"][part]), flush=True)
+    (RESULTS / "stance.json").write_text(json.dumps(out, indent=2) + "\n")
+    lines = [
+        "| part · lookup | support recall | contradiction recall | contradicting as support "
+        "| NEI claims given a paper | rationale shown | ms per claim recorded (median) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for part, m in out["parts"].items():
+        lines.append(_row(f"{part} · before (topic only)", m["before"]))
+        lines.append(_row(f"{part} · shipped thresholds", m["shipped"]))
+        lines.append(_row(f"{part} · chosen on calib (n={n}, {p_sup}, {p_con})", m["chosen"]))
+    (RESULTS / "stance_table.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def _ms(seconds: list[float]) -> list[int]:
     return [
         round(statistics.median(seconds) * 1000),
@@ -252,7 +326,16 @@ def main() -> None:
     )
     parser.add_argument("--choose", action="store_true", help="Choose thresholds on calib.")
     parser.add_argument("--parts", default="calib,held_out")
+    parser.add_argument(
+        "--sample",
+        default="",
+        help="CALIB_N,HELD_N: record only the first N claims (by id) of calib and held_out, "
+        "choose on the calib ones, score both lists offline (same rule as rag.cite).",
+    )
     args = parser.parse_args()
+    if args.sample:
+        sample(args.index, *(int(x) for x in args.sample.split(",")))
+        return
     if not stance_data.available():
         sys.exit(f"SciFact claims not found under {stance_data.SHARED}: nothing to score.")
     claims = stance_data.load_claims()

@@ -304,7 +304,7 @@ def cite(
     k: int = 5,
     min_score: float = MIN_SCORE,
     filters: Filters | None = None,
-    judge: StanceJudge | str | None = "model",
+    judge: StanceJudge | str | None = "off",
 ) -> ClaimSupport:
     """Return the papers that support `claim`, and those that contradict it, best first.
 
@@ -314,8 +314,8 @@ def cite(
         k: the most papers in each list.
         min_score: papers scoring below this are left out (see MIN_SCORE for calibration).
         filters: restrictions on which papers may be cited.
-        judge: the stance judge; "model" for the shipped one, None (or "off") to offer every
-            paper above min_score as support (topic only, as before the judge existed).
+        judge: the stance judge; "model" for the shipped one, "off" or None (the default, as
+            the setting `stance`) to offer every paper above min_score as support (topic only).
 
     Returns:
         The supporting papers (maybe none), the contradicting ones, and the nearest candidate.
@@ -369,7 +369,7 @@ def cite_draft(
     min_score: float = MIN_SCORE,
     margin: float = MARGIN,
     filters: Filters | None = None,
-    judge: StanceJudge | str | None = "model",
+    judge: StanceJudge | str | None = "off",
 ) -> CitedDraft:
     """Suggest citations for each sentence of a draft and insert them.
 

@@ -78,7 +78,7 @@ class Settings(BaseSettings):
         "a cited sentence needs to be shown; calibrated by bench/calibrate.py.",
     )
     stance: Literal["model", "llm", "off"] = Field(
-        "model",
+        "off",
         description="Stance judge for citations: the shipped model (a paper judged to "
         "contradict a sentence is never cited for it), llm (the openai backend judges), or off "
         "(topic and support score only).",
