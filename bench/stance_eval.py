@@ -259,7 +259,7 @@ def sample(folder: Path, calib_n: int, held_n: int) -> None:
         p: sorted((c for c in claims if c.part == p), key=lambda c: int(c.id))[:n]
         for p, n in (("calib", calib_n), ("held_out", held_n))
     }
-    records = RESULTS / "stance_records.jsonl"
+    records = RESULTS / "stance_records.jsonl"  # quotes SciFact: do not commit it
     done = {}
     if records.exists():
         done = {r["id"]: r for r in map(json.loads, records.read_text().splitlines())}
