@@ -273,8 +273,8 @@ class CitationChecker:
         cited = [n for n in markers if n in scored]
         against = self.contradicting(text, vector, cited)
         if against:
-            worst = max(scored[n].score for n in cited)
-            return CheckedSentence(text, tuple(cited), worst, False, reason="contradicted")
+            best_score = max(scored[n].score for n in cited)
+            return CheckedSentence(text, tuple(cited), best_score, False, reason="contradicted")
         kept = tuple(n for n in cited if scored[n].score >= self.threshold)
         if kept:
             evidence = tuple(scored[n].evidence for n in kept)
