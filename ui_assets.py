@@ -99,6 +99,8 @@ CSS = """
   .sidebar.open .toggle-button { right: 8px !important; }
   #chat { height: 360px !important; }
 }
+.draft-sentence .contradicts .badge { background: #b42318; color: #fff; border-radius: 4px;
+  padding: 0 0.35rem; font-size: 0.8rem; }
 .card-abstract mark { background: #fde68a; color: #1f2937; padding: 0 2px; border-radius: 3px; }
 """
 

@@ -97,7 +97,7 @@ def render_draft(cited: CitedDraft) -> str:
     """
     parts = []
     for position, sentence in enumerate(cited.sentences):
-        text = f"<p>{html.escape(sentence.text)}</p>"
+        text = f"<p>{html.escape(sentence.text)}</p>" + _contradictions(sentence)
         if sentence.supports:
             items = "".join(_support_item(s, below=cited.min_score) for s in sentence.supports)
             parts.append(f'<div class="draft-sentence">{text}<ul>{items}</ul></div>')
@@ -107,6 +107,17 @@ def render_draft(cited: CitedDraft) -> str:
             f"{_uncited(position, sentence, cited.min_score)}</div>"
         )
     return '<section class="draft">' + "".join(parts) + "</section>"
+
+
+def _contradictions(sentence: DraftSentence) -> str:
+    """Return the "contradicts" badges of the papers judged to contradict a draft sentence."""
+    return "".join(
+        f'<p class="contradicts"><span class="badge">contradicts</span> '
+        f"<code>{html.escape(s.paper.citation_key)}</code> "
+        f"{html.escape(s.paper.title or s.paper.label)} "
+        f'<span class="why">“{html.escape(s.sentence)}”</span></p>'
+        for s in sentence.contradicts
+    )
 
 
 def draft_outputs(cited: CitedDraft) -> tuple[str, str, str | None]:

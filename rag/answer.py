@@ -22,6 +22,7 @@ from rag.index import Index
 from rag.records import Hit, Paper
 from rag.retrieve import Filters, best_passages, search
 from rag.settings import Settings
+from rag.stance import judge_for
 from rag.text import split_sentences
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
@@ -216,7 +217,8 @@ def answer_stream(
         return
 
     leak = PromptLeakDetector(prompts.SYSTEM, prompts.CONDENSE_SYSTEM, names=prompts.EXAMPLE_NAMES)
-    checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak)
+    stance = judge_for(settings.stance, settings)
+    checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak, stance)
     render = _Renderer(evidence, settings.unsupported)
     timings["evidence_s"] = time.perf_counter() - t0
     notice = None

@@ -166,10 +166,14 @@ def cite(
     k: int = 5,
     filters: Filters | None = None,
 ) -> ClaimSupport:
-    """Return the papers that support `claim`, each with its matching sentence and score."""
+    """Return the papers that support `claim`, and those that contradict it, with sentences."""
     from rag.claims import cite as _cite
+    from rag.stance import judge_for
 
-    return _cite(index or open_index(settings), claim, k=k, filters=filters)
+    index = index or open_index(settings)
+    settings = settings or index.settings
+    judge = judge_for(settings.stance, settings)
+    return _cite(index, claim, k=k, filters=filters, judge=judge)
 
 
 def cite_draft(
@@ -182,8 +186,12 @@ def cite_draft(
 ) -> CitedDraft:
     """Suggest citations for each sentence of `draft` and insert `\\cite{}` or `[@key]`."""
     from rag.claims import cite_draft as _cite_draft
+    from rag.stance import judge_for
 
-    return _cite_draft(index or open_index(settings), draft, style=style, filters=filters)
+    index = index or open_index(settings)
+    settings = settings or index.settings
+    judge = judge_for(settings.stance, settings)
+    return _cite_draft(index, draft, style=style, filters=filters, judge=judge)
 
 
 def get_paper(

@@ -14,8 +14,10 @@ support score (0-1) is calibrated on labelled data (`bench/calibrate.py`):
 
 A sentence with no valid marker is attributed to the retrieved paper that supports it best, when
 one reaches the threshold. A sentence that copies the system prompt is never shown. Claims that
-reuse the abstract's words with the opposite meaning ("X fails" for "X succeeds") are the known
-blind spot of this check; `bench/results/calibration.md` gives their measured rate.
+reuse the abstract's words with the opposite meaning ("X fails" for "X succeeds") score high on
+support: with a stance judge (`rag.stance`), a sentence that a paper it cites is judged to
+contradict is never shown, whatever its support score (reason "contradicted"), and a paper
+that contradicts a sentence is never the one it is attributed to.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 from rag.embedding import Embedder
 from rag.evidence import Evidence, paper_sentences
 from rag.records import Paper
+from rag.stance import JUDGED_SENTENCES, StanceJudge
 
 MARKER = re.compile(r"\s*\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _WORD = re.compile(r"[^\W\d_][\w]*(?:[-'][\w]+)*")
@@ -74,7 +77,8 @@ class CheckedSentence:
     supported: bool
     attributed: bool = False  # the check chose the citation: the model wrote none that held
     evidence: tuple[str, ...] = ()  # per kept source, its abstract sentence that supports most
-    reason: str = "supported"  # or: unsupported, foreign_fact, prompt_leak, not_a_claim
+    reason: str = "supported"  # or: unsupported, foreign_fact, contradicted, prompt_leak,
+    # not_a_claim
     foreign: tuple[str, ...] = ()
 
 
@@ -215,10 +219,12 @@ class CitationChecker:
         evidence: list[Evidence],
         threshold: float,
         leak: PromptLeakDetector | None = None,
+        stance: StanceJudge | None = None,
     ) -> None:
         self.embedder = embedder
         self.threshold = threshold
         self.leak = leak
+        self.stance = stance
         self._sentences: dict[int, list[str]] = {}
         self._vectors: dict[int, np.ndarray] = {}
         self._facts: dict[int, PaperFacts] = {}
@@ -232,9 +238,10 @@ class CitationChecker:
             self._vectors[ev.n] = known
             self._facts[ev.n] = PaperFacts(ev.hit.paper)
 
-    def support(self, text: str) -> dict[int, Support]:
+    def support(self, text: str, vector: np.ndarray | None = None) -> dict[int, Support]:
         """Return, per source number, how well that paper supports `text`."""
-        vector = self.embedder.embed([text])[0]
+        if vector is None:
+            vector = self.embedder.embed([text])[0]
         result = {}
         for n, vectors in self._vectors.items():
             sims = vectors @ vector
@@ -261,8 +268,13 @@ class CitationChecker:
             return CheckedSentence(text, (), 0.0, False, reason="not_a_claim")
         if self.leak is not None and self.leak.leaks(text):
             return CheckedSentence(text, (), 0.0, False, reason="prompt_leak")
-        scored = self.support(text)
+        vector = self.embedder.embed([text])[0]
+        scored = self.support(text, vector)
         cited = [n for n in markers if n in scored]
+        against = self.contradicting(text, vector, cited)
+        if against:
+            best_score = max(scored[n].score for n in cited)
+            return CheckedSentence(text, tuple(cited), best_score, False, reason="contradicted")
         kept = tuple(n for n in cited if scored[n].score >= self.threshold)
         if kept:
             evidence = tuple(scored[n].evidence for n in kept)
@@ -270,7 +282,7 @@ class CitationChecker:
             return CheckedSentence(text, kept, best, True, False, evidence)
         # No cited paper holds (or none was cited): the best retrieved one may, on its own.
         top = max(scored, key=lambda n: scored[n].score)
-        if scored[top].score >= self.threshold:
+        if scored[top].score >= self.threshold and not self.contradicting(text, vector, [top]):
             s = scored[top]
             return CheckedSentence(text, (top,), s.score, True, True, (s.evidence,))
         judged = [scored[n] for n in cited] or [scored[top]]
@@ -281,3 +293,18 @@ class CitationChecker:
         return CheckedSentence(
             text, tuple(cited), worst.score, False, reason=reason, foreign=worst.foreign
         )
+
+    def contradicting(self, text: str, vector: np.ndarray, sources: list[int]) -> set[int]:
+        """Return the sources the stance judge finds contradicting `text` (none without one).
+
+        Each paper is read on its `JUDGED_SENTENCES` sentences closest to `text`, as a claim
+        lookup reads it.
+        """
+        if self.stance is None or not sources:
+            return set()
+        read = []
+        for n in sources:
+            closest = np.argsort(-(self._vectors[n] @ vector))[:JUDGED_SENTENCES]
+            read.append([self._sentences[n][i] for i in sorted(closest)])
+        stances = self.stance.judge(text, read)
+        return {n for n, st in zip(sources, stances, strict=True) if st.label == "contradicts"}

@@ -3,7 +3,10 @@
 A claim is scored against each candidate paper (from the hybrid search) by the mean of two
 cosines: the claim with the paper's best-matching abstract sentence, and with its best
 passage. Papers below `MIN_SCORE` are never offered: a sentence with nothing good enough
-gets no citation rather than a weak one.
+gets no citation rather than a weak one. An embedding tells topic, not entailment, so each
+paper that passes is then read by the stance judge (`rag.stance`) on the abstract sentences
+closest to the claim: only papers judged to support the claim are offered as support; those
+judged to contradict it are listed apart, and never cited for it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from rag.errors import ConfigError, PaperNotFoundError
 from rag.index import Index
 from rag.records import Hit, Paper
 from rag.retrieve import Filters, search
+from rag.stance import JUDGED_SENTENCES, StanceJudge, judge_for
 from rag.text import clean_markup, split_sentences
 
 # Calibrated on the seeds with the real all-MiniLM-L6-v2 index; the sentences are in
@@ -57,21 +61,29 @@ STYLES: tuple[str, ...] = ("latex", "pandoc")
 
 @dataclass(frozen=True)
 class Support:
-    """A paper that supports a claim, with the abstract sentence that matches it best."""
+    """A candidate paper for a claim: its score, its stance and the sentence that shows it."""
 
     paper: Paper
     rank: int
     score: float  # mean of the two cosines below: what MIN_SCORE is compared with
-    sentence: str
-    sentence_score: float
+    sentence: str  # the sentence the stance rests on (else the closest one to the claim)
+    sentence_score: float  # the claim's best cosine with a sentence of the abstract
     passage_score: float
+    # "supports" or "contradicts"; "neither" only for a `nearest` that is neither (or that
+    # was not judged: below min_score, or the lookup ran without a judge).
+    stance: str = "supports"
+    stance_probability: float | None = None  # the judge's probability for that stance
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the paper fields (as `search --json`) plus rank, score and sentence."""
+        """Return the paper fields (as `search --json`) plus rank, score, stance and sentence."""
         data = self.paper.to_dict()
         data.update(
             rank=self.rank,
             score=round(self.score, 4),
+            stance=self.stance,
+            stance_probability=(
+                None if self.stance_probability is None else round(self.stance_probability, 4)
+            ),
             sentence=self.sentence,
             sentence_score=round(self.sentence_score, 4),
             passage_score=round(self.passage_score, 4),
@@ -81,18 +93,20 @@ class Support:
 
 @dataclass(frozen=True)
 class ClaimSupport:
-    """The result of a claim lookup: the supporting papers, and the nearest one in any case."""
+    """A claim lookup: the papers judged to support it, to contradict it, and the nearest."""
 
     claim: str
     supports: tuple[Support, ...]
     nearest: Support | None  # the best candidate, even when it is below min_score
     min_score: float
+    contradicts: tuple[Support, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "claim": self.claim,
             "min_score": self.min_score,
             "supports": [s.to_dict() for s in self.supports],
+            "contradicts": [s.to_dict() for s in self.contradicts],
             "nearest": self.nearest.to_dict() if self.nearest else None,
         }
 
@@ -107,11 +121,13 @@ class DraftSentence:
     supports: tuple[Support, ...]
     nearest: Support | None
     already_cited: bool = False
+    contradicts: tuple[Support, ...] = ()  # indexed papers judged to contradict the sentence
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "text": self.text,
             "citations": [s.to_dict() for s in self.supports],
+            "contradicted_by": [s.to_dict() for s in self.contradicts],
             "nearest": self.nearest.to_dict() if self.nearest else None,
             "already_cited": self.already_cited,
         }
@@ -128,7 +144,7 @@ class CitedDraft:
 
     @property
     def papers(self) -> list[Paper]:
-        """The cited papers, once each, in order of first citation."""
+        """The cited (supporting) papers, once each, in order of first citation."""
         seen: dict[str, Paper] = {}
         for sentence in self.sentences:
             for support in sentence.supports:
@@ -142,6 +158,11 @@ class CitedDraft:
             "min_score": self.min_score,
             "sentences": [s.to_dict() for s in self.sentences],
             "references": [p.citation_key for p in self.papers],
+            "contradictions": [
+                {"sentence": n, "citation_key": s.paper.citation_key}
+                for n, sentence in enumerate(self.sentences, start=1)
+                for s in sentence.contradicts
+            ],
         }
 
 
@@ -184,11 +205,24 @@ _CACHE_PAPERS = 20_000  # about 1 GB of float32 384-d vectors at ~10 sentences a
 
 
 class _Scorer:
-    """Scores claims against candidate papers, embedding each abstract's sentences once."""
+    """Scores claims against candidate papers, embedding each abstract's sentences once.
 
-    def __init__(self, index: Index, filters: Filters | None) -> None:
+    With a `judge`, each candidate scoring at least `judge_from` gets its stance, read from its
+    JUDGED_SENTENCES sentences closest to the claim; the others keep stance "neither".
+    """
+
+    def __init__(
+        self,
+        index: Index,
+        filters: Filters | None,
+        *,
+        judge: StanceJudge | None = None,
+        judge_from: float = MIN_SCORE,
+    ) -> None:
         self.index = index
         self.filters = filters
+        self.judge = judge
+        self.judge_from = judge_from
         self._local: dict[str, tuple[list[str], np.ndarray]] = {}  # what this scorer uses
 
     def rank(self, claims: Sequence[str]) -> list[list[Support]]:
@@ -199,7 +233,41 @@ class _Scorer:
         ]
         self._embed_sentences({h.paper.id: h.paper for per in hits for h in per})
         vectors = self.index.embedder.embed(list(claims)) if claims else np.zeros((0, 1))
-        return [self._score(v, per) for v, per in zip(vectors, hits, strict=True)]
+        ranked = [self._score(v, per) for v, per in zip(vectors, hits, strict=True)]
+        if self.judge is None:
+            return ranked
+        return [
+            self._judge(claim, v, per)
+            for claim, v, per in zip(claims, vectors, ranked, strict=True)
+        ]
+
+    def _judge(self, claim: str, vector: np.ndarray, ranked: list[Support]) -> list[Support]:
+        assert self.judge is not None
+        judged = [s for s in ranked if s.score >= self.judge_from]
+        read = []
+        for support in judged:
+            sentences, vectors = self._local[support.paper.id]
+            closest = np.argsort(-(vectors @ vector))[:JUDGED_SENTENCES]
+            read.append([sentences[i] for i in sorted(closest)])  # in abstract order
+        stances = {
+            s.paper.id: st for s, st in zip(judged, self.judge.judge(claim, read), strict=True)
+        }
+        out = []
+        for support in ranked:
+            stance = stances.get(support.paper.id)
+            if stance is None:
+                out.append(replace(support, stance="neither"))
+                continue
+            shown = stance.sentence if stance.label != "neither" else support.sentence
+            out.append(
+                replace(
+                    support,
+                    stance=stance.label,
+                    stance_probability=stance.probability,
+                    sentence=shown,
+                )
+            )
+        return out
 
     def _key(self, paper_id: str) -> tuple[str, str]:
         return (self.index.embedder.name, paper_id)
@@ -242,18 +310,21 @@ def cite(
     k: int = 5,
     min_score: float = MIN_SCORE,
     filters: Filters | None = None,
+    judge: StanceJudge | str | None = "off",
 ) -> ClaimSupport:
-    """Return the papers that support `claim`, best first, each with its matching sentence.
+    """Return the papers that support `claim`, and those that contradict it, best first.
 
     Args:
         index: the open index.
         claim: one sentence or short statement.
-        k: the most papers to return.
+        k: the most papers in each list.
         min_score: papers scoring below this are left out (see MIN_SCORE for calibration).
         filters: restrictions on which papers may be cited.
+        judge: the stance judge; "model" for the shipped one, "off" or None (the default, as
+            the setting `stance`) to offer every paper above min_score as support (topic only).
 
     Returns:
-        The supporting papers (maybe none) and the nearest candidate.
+        The supporting papers (maybe none), the contradicting ones, and the nearest candidate.
 
     Raises:
         ConfigError: the claim is empty or k is not positive.
@@ -264,9 +335,16 @@ def cite(
         raise ConfigError("The claim is empty: give a sentence to find support for.")
     if k < 1:
         raise ConfigError(f"-k must be at least 1, not {k}.")
-    (ranked,) = _Scorer(index, filters).rank([clean_markup(claim)])
-    supports = tuple(s for s in ranked if s.score >= min_score)[:k]
-    return ClaimSupport(claim, supports, ranked[0] if ranked else None, min_score)
+    scorer = _Scorer(index, filters, judge=_resolve(judge), judge_from=min_score)
+    (ranked,) = scorer.rank([clean_markup(claim)])
+    above = [s for s in ranked if s.score >= min_score]
+    supports = tuple(s for s in above if s.stance == "supports")[:k]
+    contradicts = tuple(s for s in above if s.stance == "contradicts")[:k]
+    return ClaimSupport(claim, supports, ranked[0] if ranked else None, min_score, contradicts)
+
+
+def _resolve(judge: StanceJudge | str | None) -> StanceJudge | None:
+    return judge_for(judge) if isinstance(judge, str) else judge
 
 
 def citation_command(keys: Sequence[str], style: str) -> str:
@@ -297,11 +375,13 @@ def cite_draft(
     min_score: float = MIN_SCORE,
     margin: float = MARGIN,
     filters: Filters | None = None,
+    judge: StanceJudge | str | None = "off",
 ) -> CitedDraft:
     """Suggest citations for each sentence of a draft and insert them.
 
-    A sentence gets up to `per_sentence` papers that reach `min_score` and come within
-    `margin` of its best paper; the citation goes before its final punctuation
+    A sentence gets up to `per_sentence` papers judged to support it that reach `min_score`
+    and come within `margin` of its best such paper; papers judged to contradict it are never
+    cited and are listed on the sentence instead. The citation goes before its final punctuation
     (`... labels~\\cite{ju_icgnn}.` or `... labels [@ju_icgnn].`). Sentences that already
     cite something, and fragments under four words, are left as they are.
 
@@ -313,6 +393,7 @@ def cite_draft(
         min_score: the least support score for a citation.
         margin: how far below the sentence's best paper another one may be.
         filters: restrictions on which papers may be cited.
+        judge: the stance judge (see `cite`).
 
     Returns:
         The draft with citations, and each sentence's citations.
@@ -336,17 +417,19 @@ def cite_draft(
     ranked = dict(
         zip(
             wanted,
-            _Scorer(index, filters).rank([clean_markup(texts[i]) for i in wanted]),
+            _Scorer(index, filters, judge=_resolve(judge), judge_from=min_score).rank(
+                [clean_markup(texts[i]) for i in wanted]
+            ),
             strict=True,
         )
     )
     sentences = []
     for i, (start, end) in enumerate(spans):
         candidates = ranked.get(i, [])
-        best = candidates[0].score if candidates else 0.0
-        chosen = tuple(s for s in candidates if s.score >= min_score and s.score >= best - margin)[
-            :per_sentence
-        ]
+        above = [s for s in candidates if s.score >= min_score]
+        supporting = [s for s in above if s.stance == "supports"]
+        best = supporting[0].score if supporting else 0.0
+        chosen = tuple(s for s in supporting if s.score >= best - margin)[:per_sentence]
         sentences.append(
             DraftSentence(
                 texts[i],
@@ -355,6 +438,7 @@ def cite_draft(
                 chosen,
                 candidates[0] if candidates else None,
                 already_cited=bool(_ALREADY_CITED.search(texts[i])),
+                contradicts=tuple(s for s in above if s.stance == "contradicts"),
             )
         )
     return CitedDraft(_insert(draft, sentences, style), style, tuple(sentences), min_score)
@@ -379,7 +463,11 @@ def accept_nearest(draft: str, cited: CitedDraft, positions: Iterable[int]) -> C
     chosen = set(positions)
     sentences = [
         replace(s, supports=(s.nearest,))
-        if i in chosen and not s.supports and not s.already_cited and s.nearest is not None
+        if i in chosen
+        and not s.supports
+        and not s.already_cited
+        and s.nearest is not None
+        and s.nearest.stance != "contradicts"
         else s
         for i, s in enumerate(cited.sentences)
     ]

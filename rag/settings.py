@@ -104,6 +104,12 @@ class Settings(BaseSettings):
         description="Least support score (semantic x coverage, 0 for a foreign number or name) "
         "a cited sentence needs to be shown; calibrated by bench/calibrate.py.",
     )
+    stance: Literal["model", "llm", "off"] = Field(
+        "off",
+        description="Stance judge for citations: the shipped model (a paper judged to "
+        "contradict a sentence is never cited for it), llm (the openai backend judges), or off "
+        "(topic and support score only).",
+    )
     follow_up: Literal["rule", "llm"] = Field(
         "rule",
         description="How a follow-up question is made standalone: rule (deterministic) or llm "

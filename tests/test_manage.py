@@ -12,11 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from rag._ingest import ingest, remove
-from rag._similar import similar
+from rag._similar import paper_query, similar
 from rag.claims import find_paper
 from rag.cli import cli
 from rag.errors import ConfigError
 from rag.index import Index
+from rag.retrieve import search
 
 DATA = Path(__file__).parent / "data"
 
@@ -75,7 +76,7 @@ def test_remove_takes_the_paper_out_of_chroma_and_bm25(seeded: Index, seeds_copy
 
 def test_similar_excludes_the_paper_and_ranks_by_paper_embedding(seeded: Index) -> None:
     paper = find_paper(seeded, "ju_icgnn")
-    hits = similar(seeded, paper, k=3)
+    hits = similar(seeded, paper, k=3, method="vector")
     assert len(hits) == 3 and paper.id not in {h.paper.id for h in hits}
     assert [h.rank for h in hits] == [1, 2, 3]
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -86,6 +87,20 @@ def test_similar_excludes_the_paper_and_ranks_by_paper_embedding(seeded: Index) 
     assert hits[0].paper.citation_key in {"li_cell", "wang_clinic", "zhao_discrete"}
     with pytest.raises(ConfigError):
         similar(seeded, paper, k=0)
+
+
+def test_similar_by_default_searches_with_the_papers_own_text(seeded: Index) -> None:
+    paper = find_paper(seeded, "ju_icgnn")
+    hits = similar(seeded, paper, k=3)
+    assert len(hits) == 3 and paper.id not in {h.paper.id for h in hits}
+    assert [h.rank for h in hits] == [1, 2, 3]
+    # The same papers, in the same order, as a hybrid search for its title and abstract.
+    searched = [h.paper.id for h in search(seeded, paper_query(paper), k=4)]
+    assert [h.paper.id for h in hits] == [pid for pid in searched if pid != paper.id][:3]
+    fused = similar(seeded, paper, k=3, method="fused")
+    assert len(fused) == 3 and paper.id not in {h.paper.id for h in fused}
+    with pytest.raises(ConfigError, match="Unknown method 'nearest'"):
+        similar(seeded, paper, method="nearest")
 
 
 def test_similar_in_an_index_of_one_paper_is_empty(fake_index: Index, tmp_path: Path) -> None:

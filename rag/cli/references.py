@@ -18,6 +18,7 @@ from rag.cli.group import (
     index_for,
     make_filters,
     paper_name,
+    settings_for,
 )
 
 _REFERENCE_FORMATS = ["bibtex", "ris", "csljson", "markdown"]
@@ -75,6 +76,7 @@ def cite(
     """Find the papers that support CLAIM, or cite each sentence of a --draft paragraph."""
     from rag import claims as citing
     from rag._export import render, to_bibtex
+    from rag.stance import judge_for
 
     if bool(claim) == bool(draft):
         raise click.UsageError("Give either a CLAIM or --draft FILE.")
@@ -82,9 +84,11 @@ def cite(
         raise click.UsageError("--bib goes with --draft (for a CLAIM, use --format bibtex).")
     index = index_for(ctx)
     score = citing.MIN_SCORE if min_score is None else min_score
+    settings = settings_for(ctx)
+    judge = judge_for(settings.stance, settings)
     if claim:
         result = citing.cite(
-            index, claim, k=k or 5, min_score=score, filters=make_filters(**filters)
+            index, claim, k=k or 5, min_score=score, filters=make_filters(**filters), judge=judge
         )
         papers = [s.paper for s in result.supports]
         if fmt:
@@ -103,6 +107,7 @@ def cite(
         per_sentence=k or 2,
         min_score=score,
         filters=make_filters(**filters),
+        judge=judge,
     )
     if bib:
         bib.write_text(to_bibtex(cited.papers), encoding="utf-8")
@@ -128,7 +133,10 @@ def _read(path: Path) -> str:
 
 
 def _print_supports(result: Any) -> None:
-    if not result.supports:
+    if result.supports:
+        click.echo("Supports:")
+        _print_papers(result.supports)
+    else:
         nearest = result.nearest
         best = (
             f" (nearest: [{nearest.paper.citation_key}] at {nearest.score:.2f})" if nearest else ""
@@ -137,8 +145,13 @@ def _print_supports(result: Any) -> None:
             f"No paper in the index supports this claim with a score of "
             f"{result.min_score:.2f} or more{best}."
         )
-        return
-    for s in result.supports:
+    if result.contradicts:
+        click.echo("Contradicts:")
+        _print_papers(result.contradicts)
+
+
+def _print_papers(supports: Any) -> None:
+    for s in supports:
         p = s.paper
         click.echo(f"{s.rank:>2}. {paper_name(p)}  [{p.citation_key}]  score {s.score:.2f}")
         click.echo(
@@ -166,6 +179,9 @@ def _summarize_draft(cited: Any, bib: Path | None) -> None:
             got = "too short to cite"
         else:
             got = f"no citation (best {s.nearest.paper.citation_key} at {s.nearest.score:.2f})"
+        if s.contradicts:
+            against = ", ".join(f"{c.paper.citation_key} ({c.score:.2f})" for c in s.contradicts)
+            got += f"; contradicted by {against}"
         click.echo(f"sentence {n}: {got}", err=True)
     if bib:
         click.echo(f"wrote {len(cited.papers)} BibTeX entries to {bib}", err=True)
@@ -216,23 +232,30 @@ def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
 @command()
 @click.argument("key_or_id", shell_complete=complete_keys)
 @click.option("-k", "--top-k", "k", default=5, show_default=True, help="Papers to list.")
+@click.option(
+    "--method",
+    type=click.Choice(["hybrid", "vector", "fused"]),
+    default="hybrid",
+    show_default=True,
+    help="The paper's text through the hybrid search, paper-embedding cosine, or both fused.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def similar(ctx: click.Context, key_or_id: str, k: int, as_json: bool) -> None:
+def similar(ctx: click.Context, key_or_id: str, k: int, method: str, as_json: bool) -> None:
     """List the papers most like one paper (by citation key or id)."""
     from rag._similar import similar as nearest
     from rag.claims import find_paper
 
     index = index_for(ctx)
     paper = find_paper(index, key_or_id)
-    hits = nearest(index, paper, k=k)
+    hits = nearest(index, paper, k=k, method=method)
     if as_json:
         emit_json([h.to_dict() for h in hits])
         return
     click.echo(f"Papers like {paper_name(paper)} [{paper.citation_key}]:")
     for h in hits:
         p = h.paper
-        click.echo(f"{h.rank:>2}. {paper_name(p)}  [{p.citation_key}]  similarity {h.score:.2f}")
+        click.echo(f"{h.rank:>2}. {paper_name(p)}  [{p.citation_key}]  score {h.score:.2f}")
         click.echo(
             f"    {authors_line(p.authors, p.authors_truncated)} · {p.area or 'area unknown'}"
         )
