@@ -57,7 +57,15 @@ class Settings(BaseSettings):
         0.75,
         ge=0.0,
         le=1.0,
-        description="Papers used in an answer reach at least this share of the best relevance.",
+        description="Papers used in an answer reach at least this share of the best relevance "
+        "(and `paper_relevance_floor`); calibrated by bench/calibrate_composition.py.",
+    )
+    paper_relevance_floor: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="Least relevance a paper needs to be used in an answer, whatever the best "
+        "paper's; calibrated by bench/calibrate_composition.py.",
     )
 
     # -- answers
@@ -76,6 +84,11 @@ class Settings(BaseSettings):
         le=1.0,
         description="Least support score (semantic x coverage, 0 for a foreign number or name) "
         "a cited sentence needs to be shown; calibrated by bench/calibrate.py.",
+    )
+    min_question_relevance: float = Field(
+        0.3,
+        description="Least question-relevance score (cosine to the question + weight x share of "
+        "its terms) a shown sentence needs; calibrated by bench/calibrate_composition.py.",
     )
     follow_up: Literal["rule", "llm"] = Field(
         "rule",
