@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+from rag.compose import Kind, question_kind  # noqa: E402
 from rag.evidence import paper_sentences  # noqa: E402
 from rag.index import Index  # noqa: E402
 from rag.ingest import ingest  # noqa: E402
@@ -49,10 +50,12 @@ DATA = ROOT / "bench" / "data"
 RESULTS = ROOT / "bench" / "results"
 CHAT = ROOT.parent / "shared" / "data" / "chat" / "sessions-dev.jsonl"
 POOL = 10
-KEEP = 0.9  # on-topic sentences the relevance check must keep (fitting half)
+KEEP = 0.95  # on-topic sentences the relevance check must keep (fitting half)
 SHARES = [round(x, 3) for x in np.arange(0.5, 0.951, 0.025)]
-FLOORS = [round(x, 3) for x in np.arange(0.0, 0.501, 0.025)]
-WEIGHTS = [0.0, 0.1, 0.2, 0.3, 0.5]
+# Floors stay well under min_relevance: the abstention decision, not this cut, says whether the
+# collection has a paper on the question.
+FLOORS = [round(x, 3) for x in np.arange(0.0, 0.301, 0.025)]
+WEIGHTS = [0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0]
 MARGINS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 10.0]
 THRESHOLDS = [round(x, 3) for x in np.arange(0.0, 0.601, 0.01)]
 
@@ -93,7 +96,9 @@ def paper_rows(index: Index, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             {
                 **q,
                 "held_out": held_out(q["q"]),
+                "list": question_kind(q["q"]) is Kind.LIST,
                 "hits": [(h.paper.authors[0], h.relevance) for h in hits],
+                "_hits": hits,
             }
         )
     return rows
@@ -130,9 +135,17 @@ def prf(
 
 
 def calibrate_papers(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Fit the cut for "which papers" questions and for the others, each on its own rows."""
+    out = {}
+    for group, is_list in (("list", True), ("other", False)):
+        out[group] = _calibrate_cut([r for r in rows if r["list"] is is_list])
+    return out
+
+
+def _calibrate_cut(rows: list[dict[str, Any]]) -> dict[str, Any]:
     fit = [r for r in rows if not r["held_out"]]
     best = max(
-        itertools.product(SHARES, FLOORS), key=lambda sf: (prf(fit, *sf)["f1"], sf[0], sf[1])
+        itertools.product(SHARES, FLOORS), key=lambda sf: (prf(fit, *sf)["f1"], -sf[1], sf[0])
     )
     table = []
     for name, (share, floor, top) in {
@@ -152,17 +165,27 @@ def calibrate_papers(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"share": best[0], "floor": best[1], "pool": POOL, "table": table}
 
 
-def sentence_rows(index: Index, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def sentence_rows(
+    index: Index, paper_rows: list[dict[str, Any]], cuts: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Label every sentence of the papers each question's answer draws on (the fitted cut)."""
     embedder = index.embedder
+    cache: dict[str, tuple[list[str], np.ndarray]] = {}
     rows = []
-    for q in qs:
-        hits = search(index, q["q"], k=5)
+    for q in paper_rows:
+        rule = cuts["list" if q["list"] else "other"]
+        best = max((h.relevance for h in q["_hits"]), default=0.0)
+        floor = max(rule["floor"], rule["share"] * best)
+        hits = [h for h in q["_hits"] if h.relevance >= floor]
         qv = embedder.embed([q["q"]])[0]
         terms = question_terms(q["q"])
         pairs = []
         for h in hits:
-            sentences = paper_sentences(h.paper)
-            cosines = embedder.embed(sentences) @ qv
+            if h.paper.id not in cache:
+                own = paper_sentences(h.paper)
+                cache[h.paper.id] = (own, embedder.embed(own))
+            sentences, vectors = cache[h.paper.id]
+            cosines = vectors @ qv
             for s, c in zip(sentences, cosines, strict=True):
                 pairs.append(
                     {
@@ -173,7 +196,7 @@ def sentence_rows(index: Index, qs: list[dict[str, Any]]) -> list[dict[str, Any]
                         "share": term_share(terms, s),
                     }
                 )
-        rows.append({**q, "held_out": held_out(q["q"]), "pairs": pairs})
+        rows.append({"q": q["q"], "held_out": q["held_out"], "pairs": pairs})
     return rows
 
 
@@ -238,7 +261,7 @@ def _cosine_only(fit: list[dict[str, Any]]) -> tuple[float, float, float]:
 
 
 def write_markdown(data: dict[str, Any], path: Path) -> None:
-    p, s = data["papers"], data["sentences"]
+    s = data["sentences"]
     lines = [
         "# Composing answers: papers used, sentences about the question",
         "",
@@ -247,20 +270,22 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
         "",
         "## How many papers an answer uses",
         "",
-        f"Rule: keep a paper of the best {p['pool']} retrieved when its relevance (cosine of its "
-        f"best passage) reaches max(floor, share x best). Fitted for mean F1: share {p['share']}, "
-        f"floor {p['floor']}.",
+        f"Rule: keep a paper of the best {POOL} retrieved when its relevance (cosine of its "
+        "best passage) reaches max(floor, share x best); fitted for mean F1 separately for "
+        "\"which papers\" questions (list) and the others; no floor above 0 helped, so the "
+        "settings are `list_relative_relevance` and `relative_relevance`.",
         "",
-        "| rule | part | questions | n | precision | recall | F1 | first paper right | "
-        "papers per answer |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| questions asked | rule | part | right papers | n | precision | recall | F1 | "
+        "first paper right | papers per answer |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in p["table"]:
-        lines.append(
-            f"| {r['rule']} | {r['part']} | {r['questions']} | {r['n']} | "
-            f"{r['precision']} | {r['recall']} | {r['f1']} | {r['first_right']} | "
-            f"{r['papers_per_answer']} |"
-        )
+    for group, p in data["papers"].items():
+        for r in p["table"]:
+            lines.append(
+                f"| {group} | {r['rule']} | {r['part']} | {r['questions']} | {r['n']} | "
+                f"{r['precision']} | {r['recall']} | {r['f1']} | {r['first_right']} | "
+                f"{r['papers_per_answer']} |"
+            )
     lines += [
         "",
         "## Sentences about the question",
@@ -290,10 +315,11 @@ def main() -> None:
         index = Index(Settings(index_dir=Path(folder), backend="extractive"), create=True)
         ingest([ROOT / "seeds"], index)
         qs = questions(index)
-        papers = calibrate_papers(paper_rows(index, qs))
-        sentences = calibrate_sentences(sentence_rows(index, qs))
-    for row in sentences.pop("rows", []):
-        row.pop("_arrays", None)
+        rows = paper_rows(index, qs)
+        papers = calibrate_papers(rows)
+        sentences = calibrate_sentences(sentence_rows(index, rows, papers))
+    for row in rows:
+        row.pop("_hits", None)
     data = {
         "command": "python bench/calibrate_composition.py",
         "papers": papers,

@@ -217,10 +217,14 @@ def answer_stream(
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = _focus_hits(index, query, condensed.papers, hits)
     else:
-        # Abstain when even the best paper is too far; else keep the papers close to the best
-        # (both thresholds calibrated by bench/calibrate.py on exactly this rule).
+        # Abstain when even the best paper is too far (min_relevance: bench/calibrate.py); else
+        # keep the papers close to the best (bench/calibrate_composition.py).
         best = max((h.relevance for h in hits), default=0.0)
-        floor = max(settings.paper_relevance_floor, best * settings.relative_relevance)
+        # How many papers follows the evidence: a "which papers" question has its own cut.
+        share = settings.relative_relevance
+        if question_kind(query) is Kind.LIST:
+            share = settings.list_relative_relevance
+        floor = best * share
         relevant = (
             [h for h in hits if h.relevance >= floor] if best >= settings.min_relevance else []
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from rag.naming import method_name, speaker
 from rag.relevance import RelevanceCheck, about_score, term_share
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     """What a question asks for."""
 
     LIST = "list"  # which papers
@@ -103,6 +103,11 @@ _DEMONSTRATIVE = re.compile(
 )
 _DATA_WORD = re.compile(r"\b(?:data\s*sets?|benchmarks?|corpus|corpora|evaluat\w*|experiments?)\b")
 _NAME_TOKEN = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\b")
+_ON_NAME = re.compile(
+    r"\b(?:on|across|over)\s+(?:the\s+)?([A-Z][A-Za-z]*[A-Z0-9][\w-]*)\b"
+    r"(?!\s+(?:and\s+\S+\s+)?(?:benchmarks?|datasets?|tasks?|models?|data)\b)"
+)
+_KIND_OF_DATA = r"(?:benchmarks?|datasets?|tasks?|models?|data)\b"
 _MODEL_SIZE = re.compile(r"^\d+(?:\.\d+)?[BMK]$")
 
 # How much the wanted role counts next to the about-score: enough to prefer "we propose"
@@ -128,11 +133,16 @@ def question_kind(question: str) -> Kind:
 
 def names_a_dataset(sentence: str, method: str | None) -> bool:
     """Return whether `sentence` names a dataset or benchmark (not only "benchmark datasets")."""
+    for match in _ON_NAME.finditer(sentence):  # "by 59% on MATH500 and 33% on AIME25"
+        if match.group(1) != method and not _MODEL_SIZE.match(match.group(1)):
+            return True
     if not _DATA_WORD.search(sentence):
         return False
     for i, token in enumerate(_NAME_TOKEN.findall(sentence)):
         if token == method or _MODEL_SIZE.match(token) or (i == 0 and token.istitle()):
             continue
+        if re.search(rf"\b{re.escape(token)}\s+(?:and\s+\S+\s+)?{_KIND_OF_DATA}", sentence):
+            continue  # "LLM and VLM benchmarks" says what kind, not which
         if re.search(r"[A-Z].*[A-Z0-9]|[0-9]", token[1:]) or (token[0].isupper() and i > 0):
             return True
     return False

@@ -26,8 +26,8 @@ import numpy as np
 from rag.citations import content_stems
 from rag.embedding import Embedder
 
-TERM_WEIGHT = 0.2
-MARGIN = 0.35
+TERM_WEIGHT = 2.0
+MARGIN = 10.0  # calibrated: no margin below the best candidate helped
 # Words that say what kind of question it is, not what it is about.
 _QUESTION_WORDS = """
     which what whats how why when who whom where is are do does did can could should would will

@@ -45,7 +45,13 @@ class Settings(BaseSettings):
 
     # -- retrieval
     retriever: Retriever = Field("hybrid", description="hybrid, dense or bm25.")
-    top_k: int = Field(5, ge=1, le=100, description="Papers to retrieve for an answer.")
+    top_k: int = Field(
+        10,
+        ge=1,
+        le=100,
+        description="Papers retrieved for an answer, the most it may use; how many it uses "
+        "follows the evidence (relative_relevance, list_relative_relevance).",
+    )
     min_relevance: float = Field(
         0.4,
         description="Cosine similarity of the best passage below which `ask` abstains "
@@ -54,18 +60,18 @@ class Settings(BaseSettings):
     )
 
     relative_relevance: float = Field(
-        0.75,
+        0.95,
         ge=0.0,
         le=1.0,
-        description="Papers used in an answer reach at least this share of the best relevance "
-        "(and `paper_relevance_floor`); calibrated by bench/calibrate_composition.py.",
+        description="Papers used in an answer reach at least this share of the best relevance; "
+        "calibrated by bench/calibrate_composition.py.",
     )
-    paper_relevance_floor: float = Field(
-        0.0,
+    list_relative_relevance: float = Field(
+        0.7,
         ge=0.0,
         le=1.0,
-        description="Least relevance a paper needs to be used in an answer, whatever the best "
-        "paper's; calibrated by bench/calibrate_composition.py.",
+        description="relative_relevance for \"which papers\" questions; calibrated by "
+        "bench/calibrate_composition.py.",
     )
 
     # -- answers
@@ -86,7 +92,7 @@ class Settings(BaseSettings):
         "a cited sentence needs to be shown; calibrated by bench/calibrate.py.",
     )
     min_question_relevance: float = Field(
-        0.3,
+        0.1,
         description="Least question-relevance score (cosine to the question + weight x share of "
         "its terms) a shown sentence needs; calibrated by bench/calibrate_composition.py.",
     )
