@@ -224,9 +224,11 @@ def answer_stream(
         share = settings.relative_relevance
         if question_kind(query) is Kind.LIST:
             share = settings.list_relative_relevance
-        floor = best * share
+        floor = best * share  # the best-ranked paper is always kept
         relevant = (
-            [h for h in hits if h.relevance >= floor] if best >= settings.min_relevance else []
+            [h for i, h in enumerate(hits) if i == 0 or h.relevance >= floor]
+            if best >= settings.min_relevance
+            else []
         )
     evidence = select_evidence(index.embedder, query, relevant, settings.evidence_sentences)
     if not evidence:

@@ -113,7 +113,7 @@ _MODEL_SIZE = re.compile(r"^\d+(?:\.\d+)?[BMK]$")
 # How much the wanted role counts next to the about-score: enough to prefer "we propose"
 # over a background sentence that shares the question's words, never enough to pick a
 # sentence the relevance check rejects (it only orders the sentences that pass it).
-ROLE_BONUS = 0.08
+ROLE_BONUS = 0.12
 
 
 def question_kind(question: str) -> Kind:
@@ -208,7 +208,9 @@ def choose(
             if kind is Kind.NUMBER
             else True
         )
-        rank = about + _role_bonus(kind, sentence, method)
+        # The gate weighs the question's words; the choice among the sentences that pass it
+        # does not, or the background sentence restating the question would always win.
+        rank = float(cosine) + _role_bonus(kind, sentence, method)
         if best is None or rank > best[0]:
             best = (rank, Choice(ev.n, sentence, about, states))
     return best[1] if best else None
