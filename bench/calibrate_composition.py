@@ -48,7 +48,15 @@ from rag.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 RESULTS = ROOT / "bench" / "results"
-CHAT = ROOT.parent / "shared" / "data" / "chat" / "sessions-dev.jsonl"
+# The shared data sits beside the checkout (../shared), or beside the folder of worktrees.
+CHAT = (
+    next(
+        (d / "shared" / "data" for d in ROOT.parents if (d / "shared" / "data").is_dir()),
+        ROOT.parent / "shared" / "data",
+    )
+    / "chat"
+    / "sessions-dev.jsonl"
+)
 POOL = 10
 KEEP = 0.95  # on-topic sentences the relevance check must keep (fitting half)
 SHARES = [round(x, 3) for x in np.arange(0.5, 0.951, 0.025)]
@@ -107,9 +115,7 @@ def paper_rows(index: Index, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def cut(hits: list[tuple[str, float]], share: float, floor: float, top: int = POOL) -> list[str]:
     best = max((r for _, r in hits), default=0.0)
     # The best-ranked paper is always kept; the others by their relevance.
-    return [
-        a for i, (a, r) in enumerate(hits[:top]) if i == 0 or r >= max(floor, share * best)
-    ]
+    return [a for i, (a, r) in enumerate(hits[:top]) if i == 0 or r >= max(floor, share * best)]
 
 
 def prf(
@@ -278,10 +284,11 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
         "## How many papers an answer uses",
         "",
         f"Rule: keep the best-ranked paper, and any other of the best {POOL} retrieved whose "
-        "relevance (cosine of its best passage) reaches max(floor, share x best); fitted separately for "
-        "\"which papers\" questions (list; mean F2, since such an answer must find all the "
-        "papers) and the others (mean F1); no floor above 0 helped, so the "
-        "settings are `list_relative_relevance` and `relative_relevance`.",
+        "relevance (cosine of its best passage) reaches max(floor, share x best); fitted "
+        "separately for "
+        '"which papers" questions (list; mean F2, since such an answer must find all the '
+        "papers) and the others (mean F1); settings `list_relative_relevance`, "
+        "`list_relevance_floor` and `relative_relevance` (no floor helped the others).",
         "",
         "| questions asked | rule | part | right papers | n | precision | recall | F1 | F2 | "
         "first paper right | papers per answer |",

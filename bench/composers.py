@@ -36,7 +36,15 @@ from rag.index import Index  # noqa: E402
 from rag.ingest import ingest  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
-CHAT = ROOT.parent / "shared" / "data" / "chat" / "sessions-dev.jsonl"
+# The shared data sits beside the checkout (../shared), or beside the folder of worktrees.
+CHAT = (
+    next(
+        (d / "shared" / "data" for d in ROOT.parents if (d / "shared" / "data").is_dir()),
+        ROOT.parent / "shared" / "data",
+    )
+    / "chat"
+    / "sessions-dev.jsonl"
+)
 RESULTS = ROOT / "bench" / "results"
 
 
@@ -67,8 +75,10 @@ def run(index: Index, settings: Settings, name: str, sessions: list[dict[str, An
                     and not set(turn.get("forbid", [])) & set(by_n.values()),
                     "shown": len(shown),
                     "about": sum(any(by_n.get(n) in gold for n in s["citations"]) for s in shown),
-                    "model_first": bool(shown) and shown[0]["reason"] != "quoted"
-                    and not result.notice and backend is not None
+                    "model_first": bool(shown)
+                    and shown[0]["reason"] != "quoted"
+                    and not result.notice
+                    and backend is not None
                     and not result.answer.startswith("- "),
                     "fallback": result.notice is not None,
                     "dangling": sum(dangling_opener(s["text"]) for s in shown),

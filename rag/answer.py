@@ -221,12 +221,11 @@ def answer_stream(
         # keep the papers close to the best (bench/calibrate_composition.py).
         best = max((h.relevance for h in hits), default=0.0)
         # How many papers follows the evidence: a "which papers" question has its own cut.
-        share = settings.relative_relevance
+        floor = best * settings.relative_relevance
         if question_kind(query) is Kind.LIST:
-            share = settings.list_relative_relevance
-        floor = best * share  # the best-ranked paper is always kept
+            floor = max(settings.list_relevance_floor, best * settings.list_relative_relevance)
         relevant = (
-            [h for i, h in enumerate(hits) if i == 0 or h.relevance >= floor]
+            [h for i, h in enumerate(hits) if i == 0 or h.relevance >= floor]  # best one kept
             if best >= settings.min_relevance
             else []
         )
@@ -264,7 +263,6 @@ def answer_stream(
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield piece
 
-    cited: set[int] = set()
     if backend is not None:
         # The model's job: one or two sentences of synthesis above the per-paper lines.
         prompt = build_prompt(query, evidence)
@@ -294,18 +292,19 @@ def answer_stream(
                 close()  # frees the local model's lock when we stop early
         if render.supported == 0 and notice is None:
             notice = prompts.NO_SUPPORTED_SENTENCE
-        cited = set(render.numbers)  # papers the synthesis cites get no line of their own
-    composed = compose(query, evidence, checker, relevance, skip=frozenset(cited))
-    if composed.note is not None and not cited:
-        piece = render.note(composed.note)
-        timings.setdefault("first_sentence_s", time.perf_counter() - t0)
-        yield piece
-    bullets = bullets or (composed.note is not None and len(composed.lines) > 1)
-    for line in composed.lines:
-        piece = render.add(line, bullets)
-        if piece is not None:
+    if render.supported == 0:
+        # The extractive composer: the whole answer without a model, the fallback with one.
+        composed = compose(query, evidence, checker, relevance)
+        if composed.note is not None:
+            piece = render.note(composed.note)
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield piece
+        bullets = bullets or (composed.note is not None and len(composed.lines) > 1)
+        for line in composed.lines:
+            piece = render.add(line, bullets)
+            if piece is not None:
+                timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+                yield piece
     timings["total_s"] = time.perf_counter() - t0
     text = "".join(render.parts)
     yield Answer(

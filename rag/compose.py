@@ -163,7 +163,8 @@ def _role_bonus(kind: Kind, sentence: str, method: str | None) -> float:
         Kind.LIST: _METHOD_CUE.search(sentence) is not None,
         Kind.GENERAL: _METHOD_CUE.search(sentence) is not None,
         Kind.NUMBER: states_number(sentence),
-        Kind.DATASET: names_a_dataset(sentence, method),
+        # Naming no dataset, the sentence about the experiments is still what the abstract says.
+        Kind.DATASET: names_a_dataset(sentence, method) or bool(_DATA_WORD.search(sentence)),
     }[kind]
     bonus = ROLE_BONUS if wanted else 0.0
     if not wanted and _BACKGROUND_CUE.search(sentence):

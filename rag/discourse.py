@@ -39,7 +39,8 @@ _OPENER = re.compile(
 _ANAPHORIC_CLAUSE = re.compile(
     r"^(?:to|building\s+on|based\s+on|motivated\s+by|inspired\s+by|guided\s+by|"
     r"in\s+light\s+of|given|with|by|from|against|beyond|unlike)\b[^,.;]{0,90}?"
-    r"\b(?:this|these|that|those|such|it|them|the\s+above)\b[^,.;]{0,60},\s*",
+    r"\b(?:this|these|that|those|such|it|them|the\s+above|the\s+(?:issue|problem|challenge|"
+    r"gap|limitation|shortcoming|drawback)s?)\b[^,.;]{0,60},\s*",
     re.IGNORECASE,
 )
 # "in this paper we", "in this work, we": the frame goes, the "we" stays for the next step.

@@ -67,11 +67,18 @@ class Settings(BaseSettings):
         "calibrated by bench/calibrate_composition.py.",
     )
     list_relative_relevance: float = Field(
-        0.7,
+        0.675,
         ge=0.0,
         le=1.0,
-        description="relative_relevance for \"which papers\" questions; calibrated by "
+        description='relative_relevance for "which papers" questions; calibrated by '
         "bench/calibrate_composition.py.",
+    )
+    list_relevance_floor: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="Least relevance of a paper, after the best-ranked one, in the answer to a "
+        '"which papers" question; calibrated by bench/calibrate_composition.py.',
     )
 
     # -- answers
@@ -92,7 +99,7 @@ class Settings(BaseSettings):
         "a cited sentence needs to be shown; calibrated by bench/calibrate.py.",
     )
     min_question_relevance: float = Field(
-        0.1,
+        0.11,
         description="Least question-relevance score (cosine to the question + weight x share of "
         "its terms) a shown sentence needs; calibrated by bench/calibrate_composition.py.",
     )

@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from rag import prompts
 from rag.answer import answer
-from rag.backends.base import Prompt
 from rag.compose import Kind, names_a_dataset, question_kind, states_number
 from rag.discourse import dangling_opener, standalone
 from rag.evidence import paper_sentences
 from rag.index import Index
 from rag.relevance import RelevanceCheck
 from tests.conftest import ROOT
-from tests.fakes import FakeLLM
 
-CHAT = ROOT.parent / "shared" / "data" / "chat" / "sessions-dev.jsonl"
+# The shared data sits beside the checkout (../shared), or beside the folder of worktrees.
+CHAT = (
+    next(
+        (d / "shared" / "data" for d in ROOT.parents if (d / "shared" / "data").is_dir()),
+        ROOT.parent / "shared" / "data",
+    )
+    / "chat"
+    / "sessions-dev.jsonl"
+)
 
 
 @pytest.mark.parametrize(
@@ -130,11 +135,6 @@ def test_extractive_answers_never_start_with_a_dangling_connective(
 
 
 MULTIMODAL_Q = "How do multimodal language models reason over images without long text?"
-RL_SENTENCE = (
-    "However, modern LLM-RL pipelines suffer from unavoidable implementation divergences, "
-    "such as backend discrepancies, Mixture-of-Experts routing discontinuities, and "
-    "distributed training staleness."
-)
 
 
 @pytest.mark.slow
@@ -142,36 +142,17 @@ def test_relevance_check_drops_a_supported_sentence_off_the_question(
     real_seed_index: Index,
 ) -> None:
     papers = {p.authors[0]: p for p in real_seed_index.papers.values()}
-    tang, rl = papers["Yuesen Tang"], papers["Yingru Li"]
-    candidates = paper_sentences(tang) + paper_sentences(rl)
+    tang, other = papers["Yuesen Tang"], papers["Haoran Sun"]  # an auction paper
+    candidates = paper_sentences(tang) + paper_sentences(other)
     check = RelevanceCheck(
         real_seed_index.embedder,
         MULTIMODAL_Q,
         candidates,
         threshold=real_seed_index.settings.min_question_relevance,
     )
-    rl_sentence = next(s for s in paper_sentences(rl) if "implementation divergences" in s)
-    assert not check.relevant(rl_sentence)
+    off = next(s for s in paper_sentences(other) if "payment form is fixed" in s)
+    assert not check.relevant(off)
     assert any(check.relevant(s) for s in paper_sentences(tang) if "latent" in s.lower())
-
-
-class _Copier(FakeLLM):
-    """Answers with a supported sentence of the RL paper, then one of the multimodal paper."""
-
-    def generate(self, prompt: Prompt, **kwargs: object) -> Iterator[str]:  # type: ignore[override]
-        self.history.append(prompt)
-        yield f"{RL_SENTENCE} [2]. "
-        yield "Existing methods still rely heavily on explicit textual reasoning steps [1]."
-
-
-@pytest.mark.slow
-def test_model_sentence_off_the_question_is_not_shown(real_seed_index: Index) -> None:
-    settings = real_seed_index.settings
-    question = "How do multimodal models and RL pipelines reason with latent visual steps?"
-    result = answer(real_seed_index, question, settings=settings, backend=_Copier())
-    rejected = [s for s in result.sentences if s["reason"] == "off_question"]
-    assert "implementation divergences" not in result.answer
-    assert any("implementation divergences" in s["text"] for s in rejected)
 
 
 @pytest.mark.slow
