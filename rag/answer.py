@@ -137,7 +137,12 @@ class _Renderer:
             shown = f"{body} {''.join(f'[{n}]' for n in numbers)}{stop}"
         if bullet:
             shown = "- " + shown
-        piece = shown if not self.parts else ("\n" if bullet else " ") + shown
+        after_note = (
+            bool(self.sentences)
+            and len(self.sentences) > 1
+            and self.sentences[-2].get("note", False)
+        )
+        piece = shown if not self.parts else ("\n" if bullet or after_note else " ") + shown
         self.parts.append(piece)
         return piece
 

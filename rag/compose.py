@@ -212,6 +212,10 @@ def choose(
         # The gate weighs the question's words; the choice among the sentences that pass it
         # does not, or the background sentence restating the question would always win.
         rank = float(cosine) + _role_bonus(kind, sentence, method)
+        if kind in (Kind.DATASET, Kind.NUMBER) and (
+            states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))
+        ):
+            rank += 1.0  # asked for a fact: the sentence that states it (or the experiments)
         if best is None or rank > best[0]:
             best = (rank, Choice(ev.n, sentence, about, states))
     return best[1] if best else None
