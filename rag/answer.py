@@ -301,15 +301,14 @@ def answer_stream(
         # The extractive composer: the whole answer without a model, the fallback with one.
         composed = compose(query, evidence, checker, relevance)
         if composed.note is not None:
-            piece = render.note(composed.note)
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
-            yield piece
+            yield render.note(composed.note)
         bullets = bullets or (composed.note is not None and len(composed.lines) > 1)
         for line in composed.lines:
-            piece = render.add(line, bullets)
-            if piece is not None:
+            shown = render.add(line, bullets)
+            if shown is not None:
                 timings.setdefault("first_sentence_s", time.perf_counter() - t0)
-                yield piece
+                yield shown
     timings["total_s"] = time.perf_counter() - t0
     text = "".join(render.parts)
     yield Answer(
