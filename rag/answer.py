@@ -12,18 +12,26 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from rag import prompts
 from rag.backends.base import Backend, Prompt
 from rag.citations import CheckedSentence, CitationChecker, PromptLeakDetector
+from rag.compose import Kind, compose, question_kind
 from rag.condense import Condensed, condense
 from rag.errors import BackendError
 from rag.evidence import Evidence, select_evidence
 from rag.index import Index
 from rag.records import Hit, Paper
+from rag.relevance import RelevanceCheck
 from rag.retrieve import Filters, best_passages, search
 from rag.settings import Settings
 from rag.stance import judge_for
 from rag.text import split_sentences
+
+# The local model's job is a short synthesis: once this many of its sentences are shown, the
+# rest of its output is not read (the per-paper lines follow).
+SYNTHESIS_SENTENCES = 2
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
@@ -83,8 +91,21 @@ class _Renderer:
         self.sentences: list[dict[str, Any]] = []
         self.supported = 0
 
-    def add(self, checked: CheckedSentence) -> str | None:
-        """Return the text to show for a checked sentence (None: not shown)."""
+    def note(self, text: str) -> str:
+        """Show a plain statement of ours (no claim about a paper, so no citation)."""
+        self.sentences.append(
+            {"text": text, "note": True, "shown": True, "supported": False, "support": 0.0,
+             "reason": "note", "citations": []}
+        )  # fmt: skip
+        piece = text if not self.parts else "\n" + text
+        self.parts.append(piece)
+        return piece
+
+    def add(self, checked: CheckedSentence, bullet: bool = False) -> str | None:
+        """Return the text to show for a checked sentence (None: not shown).
+
+        With `bullet`, the sentence is shown on a line of its own, as "- sentence [n]."
+        """
         record = {
             "text": checked.text,
             "support": round(checked.support, 4),
@@ -115,9 +136,24 @@ class _Renderer:
             stop = body[-1] if body and body[-1] in ".!?" else "."
             body = body.rstrip(".!?")
             shown = f"{body} {''.join(f'[{n}]' for n in numbers)}{stop}"
-        piece = shown if not self.parts else " " + shown
+        if bullet:
+            shown = "- " + shown
+        after_note = (
+            bool(self.sentences)
+            and len(self.sentences) > 1
+            and self.sentences[-2].get("note", False)
+        )
+        piece = shown if not self.parts else ("\n" if bullet or after_note else " ") + shown
         self.parts.append(piece)
         return piece
+
+    def reject(self, checked: CheckedSentence, reason: str) -> None:
+        """Record a supported sentence that is not shown for `reason` (e.g. off the question)."""
+        self.sentences.append(
+            {"text": checked.text, "support": round(checked.support, 4), "supported": True,
+             "attributed": checked.attributed, "reason": reason, "citations": [],
+             "shown": False}
+        )  # fmt: skip
 
     def citations(self) -> tuple[Citation, ...]:
         return tuple(
@@ -126,19 +162,6 @@ class _Renderer:
             )
             for s, n in sorted(self.numbers.items(), key=lambda item: item[1])
         )
-
-
-def _extractive(evidence: list[Evidence], limit: int = 3) -> list[CheckedSentence]:
-    """One best sentence from each of the first papers, cited to it.
-
-    A quoted sentence is its own evidence: its support score is 1 by construction.
-    """
-    return [
-        CheckedSentence(
-            ev.best_sentence, (ev.n,), 1.0, True, False, (ev.best_sentence,), reason="quoted"
-        )
-        for ev in evidence[:limit]
-    ]
 
 
 def _complete_sentences(buffer: str, final: bool) -> tuple[list[str], str]:
@@ -200,12 +223,17 @@ def answer_stream(
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = _focus_hits(index, query, condensed.papers, hits)
     else:
-        # Abstain when even the best paper is too far; else keep the papers close to the best
-        # (both thresholds calibrated by bench/calibrate.py on exactly this rule).
+        # Abstain when even the best paper is too far (min_relevance: bench/calibrate.py); else
+        # keep the papers close to the best (bench/calibrate_composition.py).
         best = max((h.relevance for h in hits), default=0.0)
+        # How many papers follows the evidence: a "which papers" question has its own cut.
         floor = best * settings.relative_relevance
+        if question_kind(query) is Kind.LIST:
+            floor = max(settings.list_relevance_floor, best * settings.list_relative_relevance)
         relevant = (
-            [h for h in hits if h.relevance >= floor] if best >= settings.min_relevance else []
+            [h for i, h in enumerate(hits) if i == 0 or h.relevance >= floor]  # best one kept
+            if best >= settings.min_relevance
+            else []
         )
     evidence = select_evidence(index.embedder, query, relevant, settings.evidence_sentences)
     if not evidence:
@@ -219,9 +247,12 @@ def answer_stream(
     leak = PromptLeakDetector(prompts.SYSTEM, prompts.CONDENSE_SYSTEM, names=prompts.EXAMPLE_NAMES)
     stance = judge_for(settings.stance, settings)
     checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak, stance)
+    relevance = _relevance_check(index, query, evidence, settings)
     render = _Renderer(evidence, settings.unsupported)
     timings["evidence_s"] = time.perf_counter() - t0
     notice = None
+    kind = question_kind(query)
+    bullets = kind is Kind.LIST
 
     labels = _label_prefix(evidence)
 
@@ -229,37 +260,57 @@ def answer_stream(
         # Tiny models copy the source line's "Label:" prefix; the claim is what follows it.
         return checker.check(labels.sub("", sentence, count=1))
 
-    def show(checked: CheckedSentence) -> Iterator[str]:
-        piece = render.add(checked)
+    def show(checked: CheckedSentence, bullet: bool = False) -> Iterator[str]:
+        if checked.supported and not relevance.relevant(checked.text):
+            # Supported by its paper, but not about what was asked: not shown.
+            render.reject(checked, "off_question")
+            return
+        piece = render.add(checked, bullet)
         if piece is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield piece
 
     if backend is not None:
+        # The model's job: one or two sentences of synthesis above the per-paper lines.
         prompt = build_prompt(query, evidence)
         buffer = ""
+        tokens = backend.generate(
+            prompt, stream=True, max_tokens=settings.max_tokens, temperature=settings.temperature
+        )
         try:
-            for token in backend.generate(
-                prompt,
-                stream=True,
-                max_tokens=settings.max_tokens,
-                temperature=settings.temperature,
-            ):
+            for token in tokens:
                 timings.setdefault("first_token_s", time.perf_counter() - t0)
                 buffer += token
                 done, buffer = _complete_sentences(buffer, final=False)
                 for sentence in done:
                     yield from show(check(sentence))
+                if render.supported >= SYNTHESIS_SENTENCES:
+                    buffer = ""
+                    break
             done, _ = _complete_sentences(buffer, final=True)
             for sentence in done:
-                yield from show(check(sentence))
+                if render.supported < SYNTHESIS_SENTENCES:
+                    yield from show(check(sentence))
         except BackendError as exc:
             notice = f"{exc} Showing an extractive answer instead."
+        finally:
+            close = getattr(tokens, "close", None)
+            if close is not None:
+                close()  # frees the local model's lock when we stop early
         if render.supported == 0 and notice is None:
             notice = prompts.NO_SUPPORTED_SENTENCE
     if render.supported == 0:
-        for checked in _extractive(evidence):
-            yield from show(checked)
+        # The extractive composer: the whole answer without a model, the fallback with one.
+        composed = compose(query, evidence, checker, relevance)
+        if composed.note is not None:
+            timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+            yield render.note(composed.note)
+        bullets = bullets or (composed.note is not None and len(composed.lines) > 1)
+        for line in composed.lines:
+            shown = render.add(line, bullets)
+            if shown is not None:
+                timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+                yield shown
     timings["total_s"] = time.perf_counter() - t0
     text = "".join(render.parts)
     yield Answer(
@@ -273,6 +324,27 @@ def answer_stream(
         notice,
         timings,
         standalone,
+    )
+
+
+def _relevance_check(
+    index: Index, query: str, evidence: list[Evidence], settings: Settings
+) -> RelevanceCheck:
+    """Return the question-relevance check over every sentence of the evidence papers."""
+    from rag.evidence import paper_sentences
+
+    sentences, vectors = [], []
+    for ev in evidence:
+        own = paper_sentences(ev.hit.paper)
+        if ev.vectors is not None and len(ev.vectors) == len(own):
+            sentences += own
+            vectors.append(ev.vectors)
+    return RelevanceCheck(
+        index.embedder,
+        query,
+        sentences,
+        threshold=settings.min_question_relevance,
+        candidate_vectors=np.vstack(vectors) if vectors else None,
     )
 
 

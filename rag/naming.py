@@ -209,6 +209,32 @@ def derive_label(authors: Sequence[str], abstract: str, truncated: bool) -> str:
     return f"{label} — {method}" if method else label
 
 
+def author_phrase(authors: Sequence[str], truncated: bool) -> str:
+    """Return how a sentence names the authors: "Ju", "Ju & Zhang" or "Ju et al." ("" if none)."""
+    families = [f for f in (family_name(a) for a in authors) if f]
+    if not families:
+        return ""
+    if len(families) == 1 and not truncated:
+        return families[0]
+    if len(families) == 2 and not truncated:
+        return f"{families[0]} & {families[1]}"
+    return f"{families[0]} et al."
+
+
+def speaker(paper: Paper) -> tuple[str, bool]:
+    """Return who says what a paper's abstract says, and whether that name is plural.
+
+    "Ju et al. (ICGNN)" for the seeds (authors plus the method the abstract introduces);
+    the method alone when there are no authors.
+    """
+    who = author_phrase(paper.authors, paper.authors_truncated)
+    method = method_name(paper.abstract)
+    plural = " et al." in who or " & " in who
+    if who and method:
+        return f"{who} ({method})", plural
+    return who or method or "", plural
+
+
 def citation_key(authors: Sequence[str], year: int | None, title: str | None, abstract: str) -> str:
     """Return a Google-Scholar-style key: `ju2024icgnn`, or `ju_icgnn` without a year.
 

@@ -72,7 +72,13 @@ class Settings(BaseSettings):
 
     # -- retrieval
     retriever: Retriever = Field("hybrid", description="hybrid, dense or bm25.")
-    top_k: int = Field(5, ge=1, le=100, description="Papers to retrieve for an answer.")
+    top_k: int = Field(
+        10,
+        ge=1,
+        le=100,
+        description="Papers retrieved for an answer, the most it may use; how many it uses "
+        "follows the evidence (relative_relevance, list_relative_relevance).",
+    )
     min_relevance: float = Field(
         0.4,
         description="Cosine similarity of the best passage below which `ask` abstains "
@@ -81,10 +87,25 @@ class Settings(BaseSettings):
     )
 
     relative_relevance: float = Field(
-        0.75,
+        0.95,
         ge=0.0,
         le=1.0,
-        description="Papers used in an answer reach at least this share of the best relevance.",
+        description="Papers used in an answer reach at least this share of the best relevance; "
+        "calibrated by bench/calibrate_composition.py.",
+    )
+    list_relative_relevance: float = Field(
+        0.675,
+        ge=0.0,
+        le=1.0,
+        description='relative_relevance for "which papers" questions; calibrated by '
+        "bench/calibrate_composition.py.",
+    )
+    list_relevance_floor: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="Least relevance of a paper, after the best-ranked one, in the answer to a "
+        '"which papers" question; calibrated by bench/calibrate_composition.py.',
     )
 
     # -- answers
@@ -109,6 +130,11 @@ class Settings(BaseSettings):
         description="Stance judge for citations: the shipped model (a paper judged to "
         "contradict a sentence is never cited for it), llm (the openai backend judges), or off "
         "(topic and support score only).",
+    )
+    min_question_relevance: float = Field(
+        0.11,
+        description="Least question-relevance score (cosine to the question + weight x share of "
+        "its terms) a shown sentence needs; calibrated by bench/calibrate_composition.py.",
     )
     follow_up: Literal["rule", "llm"] = Field(
         "rule",

@@ -13,8 +13,10 @@ from rag import prompts
 from rag._ingest import ingest
 from rag.answer import Answer, answer, answer_stream
 from rag.backends.base import Prompt
+from rag.discourse import standalone
 from rag.errors import BackendError
 from rag.index import Index
+from rag.naming import speaker
 from rag.settings import Settings
 from tests.conftest import ROOT
 from tests.fakes import FakeLLM
@@ -141,8 +143,11 @@ def test_extractive_backend_cites_the_right_paper(seeded: Index, fake_settings: 
     result = answer(seeded, QUESTION, settings=fake_settings, backend=None)
     assert result.backend == "extractive" and not result.abstained
     assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
-    # the evidence sentence is shown as written, with its marker before the full stop
-    assert result.citations[0].evidence.rstrip(".") + " [1]." in result.answer
+    # the evidence sentence is shown standing alone (no dangling opener, "we" named as its
+    # authors), its claim word for word, with its marker before the full stop
+    who, plural = speaker(result.citations[0].hit.paper)
+    shown = standalone(result.citations[0].evidence, who, plural).text
+    assert shown.rstrip(".") + " [1]." in result.answer
 
 
 def test_prompt_puts_the_question_first_after_a_worked_example(

@@ -1,0 +1,188 @@
+"""Make an abstract sentence stand on its own when it is quoted out of its abstract.
+
+A sentence lifted from an abstract often opens with words whose referent stayed behind
+("However,", "To address this,", "In this paper, we"). `standalone` removes those openers and
+names who is speaking: "we propose X" becomes "Ju et al. (ICGNN) propose X", "our approach"
+becomes "their approach". Nothing else changes: what the sentence claims is kept word for word,
+so the citation check still passes it (the answer composer checks the result).
+
+`dangling_opener` tells whether a text starts with such a connective, for tests and for the
+composer's choice of sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Connectives that only make sense after the sentence before them, at the start of a sentence.
+# The strong ones open a sentence with or without a comma; the weak ones only with one
+# ("First, we" goes, "First-order methods" stays).
+_STRONG = (
+    "however|additionally|moreover|furthermore|in addition|specifically|finally|at last|lastly|"
+    "then|consequently|therefore|thus|hence|as a result|notably|importantly|crucially|"
+    "meanwhile|in contrast|by contrast|on the other hand|instead|to this end|in particular|"
+    "accordingly|subsequently|nevertheless|nonetheless|conversely|similarly|likewise|besides|"
+    "to do so|for this purpose|to that end|in turn"
+)
+_WEAK = (
+    "first|firstly|second|secondly|third|thirdly|next|further|also|still|yet|overall|"
+    "together|concretely|in practice|indeed|here|as such|empirically|theoretically|"
+    "experimentally|technically|intuitively|formally|altogether|in summary|in short|in sum"
+)
+_OPENER = re.compile(
+    rf"^(?:(?:{_STRONG})(?=[\s,])|(?:{_WEAK})(?=\s*,)|here(?=\s+we\b))\s*,?\s*",
+    re.IGNORECASE,
+)
+# "To address this challenge, ...", "Building on this insight, ...", "Based on these findings,"
+# A leading clause that points back with this/these/such/it/them loses its referent.
+_ANAPHORIC_CLAUSE = re.compile(
+    r"^(?:to|building\s+on|based\s+on|motivated\s+by|inspired\s+by|guided\s+by|"
+    r"in\s+light\s+of|given|with|by|from|against|beyond|unlike)\b[^,.;]{0,90}?"
+    r"\b(?:this|these|that|those|such|it|them|the\s+above|the\s+(?:issue|problem|challenge|"
+    r"gap|limitation|shortcoming|drawback)s?)\b[^,.;]{0,60},\s*",
+    re.IGNORECASE,
+)
+# "in this paper we", "in this work, we": the frame goes, the "we" stays for the next step.
+_FRAME = re.compile(
+    r"^(?:in|within)\s+this\s+(?:paper|work|study|article|letter)\s*,?\s*", re.IGNORECASE
+)
+# The subject that the speaker's name replaces; an adverb may stand before the verb.
+_WE = re.compile(r"^we\s+", re.IGNORECASE)
+_THIS_PAPER = re.compile(
+    r"^(?:this|the\s+present|our)\s+(?:paper|work|study|article|letter)\s+(?:hereby\s+)?",
+    re.IGNORECASE,
+)
+_OUR_NOUN = re.compile(r"^our\s+(?=[A-Za-z])", re.IGNORECASE)
+# "To further mitigate domain shift, we build ...": a leading clause, then "we".
+_CLAUSE_WE = re.compile(r"^([^,;:]{3,140}),\s+(?=we\s)", re.IGNORECASE)
+_VERB = re.compile(r"^((?:\w+ly\s+|also\s+|further\s+|then\s+|first\s+)*)([a-z]+)\b")
+_PRONOUNS = [
+    (re.compile(r"\bwe\b"), "they"),
+    (re.compile(r"\bWe\b"), "They"),
+    (re.compile(r"\bour\b"), "their"),
+    (re.compile(r"\bOur\b"), "Their"),
+    (re.compile(r"\bours\b"), "theirs"),
+    (re.compile(r"\bus\b"), "them"),
+    (re.compile(r"\bourselves\b"), "themselves"),
+]
+_IRREGULAR_PLURAL = {"is": "are", "has": "have", "does": "do", "was": "were"}
+_IRREGULAR_SINGULAR = {v: k for k, v in _IRREGULAR_PLURAL.items()}
+_NOT_VERBS = {"the", "a", "an", "that", "this", "it", "to", "and", "also"}
+
+
+@dataclass(frozen=True)
+class Standalone:
+    """A sentence rewritten to stand alone, and what was done to it."""
+
+    text: str
+    stripped: str  # the opener that was removed ("" when none)
+    named: bool  # the speaker's name replaced "we" / "this paper"
+
+
+def dangling_opener(text: str) -> bool:
+    """Return whether `text` starts with a connective whose referent is not in the text."""
+    text = text.strip()
+    return bool(_OPENER.match(text) or _ANAPHORIC_CLAUSE.match(text) or _FRAME.match(text))
+
+
+def strip_openers(sentence: str) -> tuple[str, str]:
+    """Remove leading connectives and back-pointing clauses; return (rest, what was removed)."""
+    text = sentence.strip()
+    removed = ""
+    for _ in range(4):  # "To address this, in this paper we ..." takes two steps
+        match = _OPENER.match(text) or _ANAPHORIC_CLAUSE.match(text) or _FRAME.match(text)
+        if not match or match.end() >= len(text):
+            break
+        removed += match.group(0)
+        text = text[match.end() :]
+    return text, removed.strip()
+
+
+def _agree(verb: str, plural: bool) -> str:
+    """Return `verb` (as written after "we" or "this paper") agreeing with the new subject."""
+    low = verb.lower()
+    if plural:
+        if low in _IRREGULAR_SINGULAR:
+            return _IRREGULAR_SINGULAR[low]
+        if low.endswith("ies") and len(low) > 4:
+            return verb[:-3] + "y"
+        if re.search(r"(?:ss|sh|ch|x|z|o)es$", low):
+            return verb[:-2]
+        if low.endswith("s") and not low.endswith("ss"):
+            return verb[:-1]
+        return verb
+    if low in _IRREGULAR_PLURAL:
+        return _IRREGULAR_PLURAL[low]
+    if low.endswith("s"):
+        return verb
+    if re.search(r"[^aeiou]y$", low):
+        return verb[:-1] + "ies"
+    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
+        return verb + "es"
+    return verb + "s"
+
+
+def _name_subject(text: str, speaker: str, plural: bool) -> str | None:
+    """Put `speaker` in place of a leading "we" / "this paper" (None: no such subject)."""
+    if (clause := _CLAUSE_WE.match(text)) and not _WE.match(text):
+        named = _name_subject(text[clause.end() :], speaker, plural)
+        return None if named is None else f"{clause.group(1)}, {named}"
+    if _OUR_NOUN.match(text):
+        owner = re.sub(r"\s*\([^()]*\)$", "", speaker)  # "Ju et al.'s", not "Ju et al. (X)'s"
+        return f"{owner}'s {text[_OUR_NOUN.match(text).end() :]}"  # type: ignore[union-attr]
+    for pattern, from_plural in ((_WE, True), (_THIS_PAPER, False)):
+        match = pattern.match(text)
+        if not match:
+            continue
+        rest = text[match.end() :]
+        verb = _VERB.match(rest)
+        if not verb or verb.group(2).lower() in _NOT_VERBS:
+            return None
+        word = verb.group(2)
+        if from_plural != plural:
+            # "we propose" -> "Yüksel proposes"; "this paper studies" -> "Pei et al. study"
+            word = _agree(word, plural)
+        return f"{speaker} {verb.group(1)}{word}{rest[verb.end() :]}"
+    return None
+
+
+def _third_person(text: str) -> str:
+    for pattern, repl in _PRONOUNS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _capitalise(text: str) -> str:
+    if not text or not text[0].islower():
+        return text
+    # "mRNA", "iPhone", "pFedMe": a word with an inner capital or digit keeps its case.
+    first = text.split(maxsplit=1)[0]
+    if re.search(r"[A-Z0-9]", first[1:]):
+        return text
+    return text[0].upper() + text[1:]
+
+
+def standalone(sentence: str, speaker: str = "", plural: bool = True) -> Standalone:
+    """Return `sentence` without openers that lost their referent, naming its speaker.
+
+    Args:
+        sentence: one sentence of an abstract.
+        speaker: who says it ("Ju et al. (ICGNN)"); "" keeps "we" as written.
+        plural: whether `speaker` takes a plural verb ("Ju et al. propose").
+
+    Returns:
+        The rewritten sentence; its claim is unchanged.
+    """
+    text, removed = strip_openers(sentence)
+    named = False
+    if speaker:
+        # A name already in the sentence ("called ICGNN") is not repeated in the subject.
+        method = re.search(r"\(([^()]+)\)$", speaker)
+        who = speaker
+        if method and re.search(rf"\b{re.escape(method.group(1))}\b", text):
+            who = speaker[: method.start()].rstrip()
+        subject = _name_subject(text, who, plural)
+        if subject is not None:
+            text, named = _third_person(subject), True
+    return Standalone(_capitalise(text), removed, named)
