@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag import prompts
+from rag.abstention import decide
 from rag.backends.base import Backend, Prompt
 from rag.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.condense import Condensed, condense
 from rag.errors import BackendError
 from rag.evidence import Evidence, select_evidence
 from rag.index import Index
+from rag.language import can_translate, detect_language, drawn_from_english, translate
 from rag.records import Hit, Paper
 from rag.retrieve import Filters, best_passages, search
 from rag.settings import Settings
@@ -53,7 +55,9 @@ class Answer:
     backend: str
     notice: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    standalone: str | None = None  # the follow-up rewritten into a standalone question
+    standalone: str | None = None  # what was searched, when it differs from `question`
+    language: str = "en"  # the question's language (rag/language.py)
+    answerability: float | None = None  # the abstention model's probability (rag/abstention.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,6 +70,8 @@ class Answer:
             "nearest": [h.to_dict() for h in self.nearest],
             "backend": self.backend,
             "notice": self.notice,
+            "language": self.language,
+            "answerability": self.answerability,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
 
@@ -182,44 +188,68 @@ def answer_stream(
     timings: dict[str, float] = {}
     k = top_k or settings.top_k
     name = backend.name if backend else "extractive"
-    condensed = Condensed(question, question)
+    notice = None
+    query = question
+    language = detect_language(question)
+    if language != "en":
+        translated = translate(backend, question) if can_translate(backend) else None
+        timings["translate_s"] = time.perf_counter() - t0
+        if translated is None:
+            # Searching would find unrelated papers and "no paper" would be false: say why.
+            yield prompts.ENGLISH_ONLY
+            timings["total_s"] = time.perf_counter() - t0
+            yield Answer(
+                question, prompts.ENGLISH_ONLY, (), (), False, (), name, None, timings,
+                language=language,
+            )  # fmt: skip
+            return
+        query, notice = translated, drawn_from_english(language)
+    condensed = Condensed(query, query)
     if history:
         condensed = condense(
-            question,
+            query,
             history,
             backend=backend if settings.follow_up == "llm" else None,
             resolve=lambda text: _source_of(index, text),
         )
         timings["condense_s"] = time.perf_counter() - t0
-    standalone = condensed.question if condensed.question != question else None
     query = condensed.question
+    standalone = query if query != question else None
     hits = search(index, query, k=k, retriever=retriever or settings.retriever, filters=filters)
     timings["retrieve_s"] = time.perf_counter() - t0
+    decision = None
     if condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = _focus_hits(index, query, condensed.papers, hits)
+        if len(relevant) > 1:  # "Which of those gives guarantees?": the ones that do
+            floor = max(h.relevance for h in relevant) * settings.relative_relevance
+            relevant = [h for h in relevant if h.relevance >= floor]
     else:
-        # Abstain when even the best paper is too far; else keep the papers close to the best
-        # (both thresholds calibrated by bench/calibrate.py on exactly this rule).
+        # Answer only when the signals say the collection has a paper on it (rag/abstention.py);
+        # then keep the papers close to the best.
+        decision = decide(index, query, hits, settings.min_relevance)
         best = max((h.relevance for h in hits), default=0.0)
         floor = best * settings.relative_relevance
-        relevant = (
-            [h for h in hits if h.relevance >= floor] if best >= settings.min_relevance else []
-        )
+        relevant = [h for h in hits if h.relevance >= floor] if decision.answerable else []
+    answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(index.embedder, query, relevant, settings.evidence_sentences)
     if not evidence:
         yield prompts.ABSTAIN
         timings["total_s"] = time.perf_counter() - t0
-        yield Answer(
-            question, prompts.ABSTAIN, (), (), True, tuple(hits), name, None, timings, standalone
+        ordered = sorted(hits, key=lambda h: -h.relevance)  # most relevant first
+        nearest = tuple(
+            Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ordered, 1)
         )
+        yield Answer(
+            question, prompts.ABSTAIN, (), (), True, nearest, name, notice, timings, standalone,
+            language, answerability,
+        )  # fmt: skip
         return
 
     leak = PromptLeakDetector(prompts.SYSTEM, prompts.CONDENSE_SYSTEM, names=prompts.EXAMPLE_NAMES)
     checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak)
     render = _Renderer(evidence, settings.unsupported)
     timings["evidence_s"] = time.perf_counter() - t0
-    notice = None
 
     labels = _label_prefix(evidence)
 
@@ -251,10 +281,10 @@ def answer_stream(
             done, _ = _complete_sentences(buffer, final=True)
             for sentence in done:
                 yield from show(check(sentence))
+            if render.supported == 0:
+                notice = _join(notice, prompts.NO_SUPPORTED_SENTENCE)
         except BackendError as exc:
-            notice = f"{exc} Showing an extractive answer instead."
-        if render.supported == 0 and notice is None:
-            notice = prompts.NO_SUPPORTED_SENTENCE
+            notice = _join(notice, f"{exc} Showing an extractive answer instead.")
     if render.supported == 0:
         for checked in _extractive(evidence):
             yield from show(checked)
@@ -271,7 +301,14 @@ def answer_stream(
         notice,
         timings,
         standalone,
+        language,
+        answerability,
     )
+
+
+def _join(first: str | None, second: str) -> str:
+    """Return two notices as one (the first may be absent)."""
+    return f"{first} {second}" if first else second
 
 
 def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:

@@ -51,3 +51,19 @@ NO_SUPPORTED_SENTENCE = (
     "The model's answer was not supported by the papers it cited, so here are the most "
     "relevant sentences from the papers instead."
 )
+
+# Questions in other languages (see rag/language.py).
+TRANSLATE_SYSTEM = (
+    "Translate the user's question about research papers into English. Keep method names, "
+    "acronyms and numbers as they are. Reply with the English question only."
+)
+TRANSLATE_USER = "Question: {question}\nEnglish:"
+
+ENGLISH_ONLY = (
+    "The bundled models read English only, so this question could not be searched: please ask "
+    "it in English (or configure an OpenAI-compatible backend, which translates questions)."
+)
+
+DRAWN_FROM_ENGLISH = (
+    "This answer is drawn from English abstracts, searched with an English translation."
+)
