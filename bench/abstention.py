@@ -91,7 +91,9 @@ def row(index: Index, question: str, answerable: bool, group: str, source: str) 
     }
 
 
-def seed_side(seed_index: Index, sessions: Path) -> tuple[list[dict[str, Any]], list[str]]:
+def seed_side(
+    seed_index: Index, sessions: Path
+) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     """Return the seed-index rows and the answerable questions (asked of SciFact later)."""
     rows, answerable = [], []
     for q in read_jsonl(DATA / "seed_questions.jsonl"):
@@ -107,12 +109,18 @@ def seed_side(seed_index: Index, sessions: Path) -> tuple[list[dict[str, Any]], 
                 continue  # Chinese, and follow-ups answered from the papers they refer to
             ok = not turn.get("abstain")
             rows.append(row(seed_index, turn["q"], ok, GROUPS[0 if ok else 1], "dev sessions"))
-    answerable = [r["question"] for r in rows if r["answerable"]]
+    # Asked of SciFact these must abstain; a vague topic ("Anything on neuroscience?",
+    # "clustering") may well have a biomedical paper there, so it is not asked.
+    answerable = [
+        (r["question"], r["source"])
+        for r in rows
+        if r["answerable"] and r["source"] != "written:vague"
+    ]
     return rows, answerable
 
 
 def scifact_side(
-    seed_index: Index, scifact_index: Index, scifact: Path, seed_questions: list[str]
+    seed_index: Index, scifact_index: Index, scifact: Path, seed_questions: list[tuple[str, str]]
 ) -> list[dict[str, Any]]:
     from rag.evaluate import read_qrels, read_queries
 
@@ -135,11 +143,21 @@ def scifact_side(
                 **found.to_dict(),
             }
         )
-    for qid in sorted(claims, key=int)[:300]:
-        rows.append(row(seed_index, claims[qid], False, GROUPS[3], "scifact claims vs seeds"))
-    for q in seed_questions:
-        rows.append(row(scifact_index, q, False, GROUPS[3], "seed questions vs scifact"))
+    rows += claims_vs_seeds(seed_index, scifact)
+    for q, source in seed_questions:
+        rows.append(row(scifact_index, q, False, GROUPS[3], f"{source} vs scifact"))
     return rows
+
+
+def claims_vs_seeds(seed_index: Index, scifact: Path) -> list[dict[str, Any]]:
+    """Return 300 SciFact claims asked of the seed index (cross-domain: abstain)."""
+    from rag.evaluate import read_queries
+
+    claims = read_queries(scifact / "queries.jsonl")
+    return [
+        row(seed_index, claims[qid], False, GROUPS[3], "scifact claims vs seeds")
+        for qid in sorted(claims, key=int)[:300]
+    ]
 
 
 def split(rows: list[dict[str, Any]]) -> None:
@@ -181,6 +199,19 @@ def probabilities(rows: list[dict[str, Any]], model: dict[str, Any]) -> np.ndarr
     return 1 / (1 + np.exp(-(z @ np.array(model["coef"]) + model["intercept"])))
 
 
+def answered(rows: list[dict[str, Any]], p: np.ndarray, t: float) -> np.ndarray:
+    """The decision `rag.abstention.decide` makes: p >= t, or a long question past the gate."""
+    long = np.array(
+        [
+            abstention.long_and_close(
+                abstention.Signals(*(r[f] for f in abstention.FEATURES[:5]), cosine=r["cosine"])
+            )
+            for r in rows
+        ]
+    )
+    return (p >= t) | long
+
+
 def metrics(rows: list[dict[str, Any]], answered: np.ndarray) -> dict[str, Any]:
     """Per group: share answered (answerable groups) or abstained (the others); seed P/R."""
     out: dict[str, Any] = {}
@@ -200,16 +231,32 @@ def metrics(rows: list[dict[str, Any]], answered: np.ndarray) -> dict[str, Any]:
     return out
 
 
+CALIBRATE_OFF = ("scifact claims vs seeds", "seed_questions vs scifact", "offtopic_questions")
+
+
+def calibrate_figures(rows: list[dict[str, Any]], answered: np.ndarray) -> dict[str, Any]:
+    """SciFact coverage and cross-domain abstention on bench/calibrate.py's own sets."""
+    on = np.array([r["group"] == GROUPS[2] for r in rows])
+    off = np.array([r["source"] in CALIBRATE_OFF for r in rows])
+    return {
+        "scifact coverage": round(float(answered[on].mean()), 4) if on.any() else None,
+        "cross-domain abstention": round(float(1 - answered[off].mean()), 4) if off.any() else None,
+        "n": [int(on.sum()), int(off.sum())],
+    }
+
+
 def choose_threshold(rows: list[dict[str, Any]], p: np.ndarray) -> dict[str, Any]:
     best = None
     for t in GRID:
-        m = metrics(rows, p >= t)
-        ok = (
-            m.get(GROUPS[2], {"correct": 1})["correct"] >= SCIFACT_COVERAGE
-            and m.get(GROUPS[3], {"correct": 1})["correct"] >= CROSS_ABSTAIN
+        m = metrics(rows, answered(rows, p, t))
+        c = calibrate_figures(rows, answered(rows, p, t))
+        slack = min(
+            (c["scifact coverage"] or 1) - SCIFACT_COVERAGE,
+            (c["cross-domain abstention"] or 1) - CROSS_ABSTAIN,
         )
         balanced = (m[GROUPS[0]]["correct"] + m[GROUPS[1]]["correct"]) / 2
-        key = (ok, balanced, -abs(t - 0.5))
+        # Within the SciFact bounds the seed side decides; else the nearest to the bounds.
+        key = (slack >= 0, balanced, slack)
         if best is None or key > best[0]:
             best = (key, t, m)
     assert best is not None
@@ -242,6 +289,19 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
                 f"{m['seed abstain precision']:.3f} | {m['seed abstain recall']:.3f} | "
                 f"{m['seed false abstentions']} |"
             )
+    lines += [
+        "",
+        "On bench/calibrate.py's own sets (SciFact answerable claims; cross-domain: 300 claims "
+        "vs the seeds, the 40 seed questions vs SciFact, the 30 off-topic questions), which "
+        "today's figures (98.0% / 98.9%) come from:",
+        "",
+        "| rule | SciFact coverage | cross-domain abstention | questions |",
+        "|---|---|---|---|",
+    ]
+    for name, c in data["calibrate_sets"].items():
+        lines.append(
+            f"| {name} | {c['scifact coverage']} | {c['cross-domain abstention']} | {c['n']} |"
+        )
     lines += [
         "",
         "Threshold sweep on the held-out part (the fitted model):",
@@ -304,9 +364,11 @@ def main() -> None:
         seed_index = open_seed_index()
         rows, answerable = seed_side(seed_index, data_dir / "chat" / "sessions-dev.jsonl")
         scifact_index = open_scifact_index(args.scifact_index)
-        if scifact_index is None or not (data_dir / "scifact").is_dir():
-            print("No SciFact index or data (--scifact-index DIR): its groups are left out.")
-            scifact_index = None
+        if not (data_dir / "scifact").is_dir():
+            print("No SciFact data: its groups are left out.")
+        elif scifact_index is None:
+            print("No SciFact index (--scifact-index DIR): only claims vs the seeds are used.")
+            rows += claims_vs_seeds(seed_index, data_dir / "scifact")
         else:
             rows += scifact_side(seed_index, scifact_index, data_dir / "scifact", answerable)
         split(rows)
@@ -322,7 +384,7 @@ def main() -> None:
     t = chosen["threshold"]
 
     def cosine(part: list[dict[str, Any]]) -> np.ndarray:
-        return np.array([r["dense"] >= OLD_MIN_RELEVANCE for r in part])
+        return np.array([r["cosine"] >= OLD_MIN_RELEVANCE for r in part])
 
     tables = {
         f"cosine >= {OLD_MIN_RELEVANCE} (before)": {
@@ -330,14 +392,14 @@ def main() -> None:
             "held out": metrics(test, cosine(test)),
         },
         f"signals, p >= {t} (now)": {
-            "train": metrics(train, p_train >= t),
-            "held out": metrics(test, p_test >= t),
+            "train": metrics(train, answered(train, p_train, t)),
+            "held out": metrics(test, answered(test, p_test, t)),
         },
     }
     mistakes = [
         {**r, "p": round(float(p), 3)}
         for r, p in zip(test, p_test, strict=True)
-        if r["group"] in GROUPS[:2] and (p >= t) != r["answerable"]
+        if r["group"] in GROUPS[:2] and bool(answered([r], np.array([p]), t)[0]) != r["answerable"]
     ]
     data = {
         "command": "python bench/abstention.py " + " ".join(sys.argv[1:]),
@@ -346,7 +408,21 @@ def main() -> None:
         "threshold": t,
         "meets_scifact_bounds_on_train": chosen["meets_scifact_bounds"],
         "tables": tables,
-        "sweep": [{"threshold": g, "held_out": metrics(test, p_test >= g)} for g in GRID],
+        "sweep": [
+            {"threshold": g, "held_out": metrics(test, answered(test, p_test, g))} for g in GRID
+        ],
+        "calibrate_sets": {
+            f"cosine >= {OLD_MIN_RELEVANCE} (before), all": calibrate_figures(rows, cosine(rows)),
+            f"signals, p >= {t} (now), all": calibrate_figures(
+                rows, answered(rows, probabilities(rows, model), t)
+            ),
+            f"signals, p >= {t} (now), train": calibrate_figures(
+                train, answered(train, p_train, t)
+            ),
+            f"signals, p >= {t} (now), held out": calibrate_figures(
+                test, answered(test, p_test, t)
+            ),
+        },
         "held_out_mistakes": mistakes,
         "seconds": time.perf_counter() - started,
     }

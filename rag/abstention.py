@@ -12,13 +12,15 @@ more than that, and so does this decision:
   GRPO, RoPE) `NAME_WEIGHT` times more; a term the collection never uses counts fully against;
 - `lexical`: the best paper's BM25 score over the most the question's terms could give;
 - `margin`: how far the best paper's fused score stands above the fifth paper's;
-- `terms`: how many terms the question has (short questions reach lower cosines).
+- `terms`: how many terms the question has (short questions reach lower cosines), also
+  multiplied with `dense` and with `coverage`.
 
 They are combined by a logistic regression fitted by `bench/abstention.py` on labelled
 questions (seed questions and realistic chat questions that have a paper, SciFact claims over
 SciFact, off-topic and near-topic questions over the seeds, and each collection's questions
 asked of the other), and the question is answered when the probability reaches
-`Settings.min_relevance`. The coefficients below are that script's output
+`Settings.min_relevance` (or, for a claim-length question, when its cosine passes the old
+gate: see `LONG_TERMS`). The coefficients below are that script's output
 (`bench/results/abstention.md` has the held-out precision and recall).
 """
 
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,15 +37,20 @@ from rag.citations import STOPWORDS
 from rag.index import Index
 from rag.records import Hit
 
+# A question of this many terms or more reads like a claim: there the passage cosine alone is
+# telling, and the cosine gate bench/calibrate.py chose (SciFact: 98.0% of answerable claims
+# answered, 98.9% of cross-domain ones abstained) also lets it be answered.
+LONG_TERMS = 6
+LONG_MIN_COSINE = 0.40
 NAME_WEIGHT = 3.0  # an acronym or method name weighs this many times a plain term of equal IDF
 MARGIN_RANK = 5  # the margin is the best paper's fused score minus that of the paper at this rank
 BM25_K1 = 1.5  # bm25s' default: a term adds at most idf x (k1 + 1) to a paper's score
-FEATURES = ("dense", "coverage", "lexical", "margin", "terms")
+FEATURES = ("dense", "coverage", "lexical", "margin", "terms", "dense_x_terms", "coverage_x_terms")
 # Fitted by bench/abstention.py (standardised features; see bench/results/abstention.json).
-MEAN = (0.409716, 0.600337, 0.163914, 0.235813, 1.601778)
-SCALE = (0.205263, 0.390645, 0.097529, 0.161083, 0.500315)
-COEF = (1.107179, 1.289703, 1.730243, 0.549015, 0.306017)
-INTERCEPT = 1.51035
+MEAN = (0.460428, 0.492483, 0.139853, 0.233412, 2.049501, 0.975395, 1.011411)
+SCALE = (0.252906, 0.345075, 0.113593, 0.131279, 0.452164, 0.61769, 0.732705)
+COEF = (1.716225, 2.274341, -0.086292, 0.112332, -1.035516, 2.82229, 0.558207)
+INTERCEPT = 1.548532
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")  # bm25s' token pattern
 # Words that say how a question is asked, not what it is about.
@@ -70,12 +77,27 @@ class Signals:
     lexical: float
     margin: float
     terms: float  # log(1 + number of distinct terms)
+    cosine: float = 0.0  # the best passage's cosine, as the old gate read it (= dense)
+
+    @property
+    def term_count(self) -> int:
+        return round(math.expm1(self.terms))
+
+    # A long claim's cosine is telling, a short question's much less: its rare words are. The
+    # products let the model weigh each signal by the question's length.
+    @property
+    def dense_x_terms(self) -> float:
+        return self.dense * self.terms
+
+    @property
+    def coverage_x_terms(self) -> float:
+        return self.coverage * self.terms
 
     def vector(self) -> np.ndarray:
         return np.array([getattr(self, f) for f in FEATURES], dtype=np.float64)
 
     def to_dict(self) -> dict[str, float]:
-        return {k: round(v, 4) for k, v in asdict(self).items()}
+        return {f: round(float(getattr(self, f)), 4) for f in (*FEATURES, "cosine")}
 
 
 @dataclass(frozen=True)
@@ -135,12 +157,14 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     # Against the fifth paper, not the second: a topic with two or three good papers still
     # stands above the rest, while an off-topic question's papers are all alike.
     fifth = hits[min(len(hits), MARGIN_RANK) - 1].score if len(hits) > 1 else 0.0
+    cosine = max(h.relevance for h in hits)
     return Signals(
-        dense=max(h.relevance for h in hits),
+        dense=cosine,
         coverage=covered / weights if weights else 0.0,
         lexical=lexical,
         margin=best.score - fifth,
         terms=math.log1p(len(terms)),
+        cosine=cosine,
     )
 
 
@@ -152,10 +176,19 @@ def probability(found: Signals) -> float:
 
 
 def decide(index: Index, question: str, hits: list[Hit], threshold: float) -> Decision:
-    """Return whether to answer `question` from `hits`: the probability reaches `threshold`."""
+    """Return whether to answer `question` from `hits`.
+
+    Answered when the probability reaches `threshold`, or when a claim-length question's best
+    passage reaches `LONG_MIN_COSINE`.
+    """
     found = signals(index, question, hits)
     p = probability(found) if hits else 0.0
-    return Decision(p >= threshold, p, found)
+    return Decision(p >= threshold or long_and_close(found), p, found)
+
+
+def long_and_close(found: Signals) -> bool:
+    """Whether a question of `LONG_TERMS` terms or more has a passage past the cosine gate."""
+    return found.term_count >= LONG_TERMS and found.cosine >= LONG_MIN_COSINE
 
 
 def describe(decision: Decision) -> dict[str, Any]:

@@ -27,6 +27,8 @@ from rag.settings import Settings
 from rag.text import split_sentences
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
+# A follow-up that picks among the papers it refers to ("Which of those ...?", "Which one ...?").
+_SELECTS = re.compile(r"\bwhich\s+(?:of|ones?)\b", re.IGNORECASE)
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
 
 
@@ -221,7 +223,8 @@ def answer_stream(
     if condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = _focus_hits(index, query, condensed.papers, hits)
-        if len(relevant) > 1:  # "Which of those gives guarantees?": the ones that do
+        if len(relevant) > 1 and _SELECTS.search(question):
+            # "Which of those gives guarantees?": the ones that do; "they" means all of them.
             floor = max(h.relevance for h in relevant) * settings.relative_relevance
             relevant = [h for h in relevant if h.relevance >= floor]
     else:

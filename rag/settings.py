@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     retriever: Retriever = Field("hybrid", description="hybrid, dense or bm25.")
     top_k: int = Field(5, ge=1, le=100, description="Papers to retrieve for an answer.")
     min_relevance: float = Field(
-        0.3,
+        0.55,
         ge=0.0,
         le=1.0,
         description="Least probability that the collection has a paper on the question for `ask` "
