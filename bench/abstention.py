@@ -53,7 +53,9 @@ from rag.settings import Settings  # noqa: E402
 DATA = ROOT / "bench" / "data"
 RESULTS = ROOT / "bench" / "results"
 CACHE = ROOT / "index_store"
-FEATURES_FILE = RESULTS / "abstention_features.jsonl"
+FEATURES_FILE = (
+    ROOT / "bench" / "work" / "abstention_features.jsonl"
+)  # holds SciFact text: not committed
 TOP_K = 5
 HELD_OUT = 0.3
 SCIFACT_COVERAGE = 0.980  # today's figures with the cosine gate: keep at least these
@@ -372,6 +374,7 @@ def main() -> None:
         else:
             rows += scifact_side(seed_index, scifact_index, data_dir / "scifact", answerable)
         split(rows)
+        FEATURES_FILE.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.mkdir(parents=True, exist_ok=True)
         FEATURES_FILE.write_text(
             "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
