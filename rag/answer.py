@@ -194,7 +194,7 @@ def answer_stream(
     query = question
     language = detect_language(question)
     if language != "en":
-        translated = translate(backend, question) if can_translate(backend) else None
+        translated = translate(backend, question) if backend and can_translate(backend) else None
         timings["translate_s"] = time.perf_counter() - t0
         if translated is None:
             # Searching would find unrelated papers and "no paper" would be false: say why.
