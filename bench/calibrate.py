@@ -12,7 +12,9 @@ contradicted claims as cited, so this side is noisy) and against a random other 
 Abstention: the best passage cosine of the questions in `bench/data/seed_questions.jsonl`
 (each with the paper it should cite) against the off-topic ones, and SciFact training claims
 over a SciFact index (answerable when a judged abstract is in the top 5) against claims asked
-of the seed index and seed questions asked of the SciFact index (all off-topic there).
+of the seed index and seed questions asked of the SciFact index (all off-topic there). That
+part measures the single cosine gate; `ask` now decides with rag/abstention.py, fitted by
+bench/abstention.py, which keeps this gate (0.40) for claim-length questions only.
 """
 
 from __future__ import annotations

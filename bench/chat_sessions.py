@@ -104,8 +104,15 @@ def judge(turn: dict[str, Any], answer: Any) -> dict[str, Any]:
     }
 
 
+def _show(session: str, position: int, question: str, answer: Any) -> None:
+    searched = f" -> searched {answer.standalone!r}" if answer.standalone else ""
+    cited = [c.hit.paper.authors[0] if c.hit.paper.authors else "" for c in answer.citations]
+    got = "abstained" if answer.abstained else f"cited {cited}"
+    print(f"  {session}.{position + 1} {question!r}{searched}: {got}", flush=True)
+
+
 def run_session(
-    session: dict[str, Any], index: Any, settings: Any, backend: str
+    session: dict[str, Any], index: Any, settings: Any, backend: str, verbose: bool = False
 ) -> list[dict[str, Any]]:
     """Ask every turn of a session through the chat handler; return one row per turn."""
     import ui
@@ -129,17 +136,17 @@ def run_session(
         assert steps and finals, f"{session['id']}: no answer to {turn['q']!r}"
         history = steps[-1][0]
         answer = finals[-1]
+        if verbose:
+            _show(session["id"], position, turn["q"], answer)
         rows.append(
             {
                 "session": session["id"],
                 "turn": position + 1,
                 "kind": kind_of(turn, position),
-                "q": turn["q"],
-                "searched": getattr(answer, "standalone", None) or turn["q"],
+                # The questions stay in the shared data, not in bench/results.
+                "rewritten": getattr(answer, "standalone", None) is not None,
                 "gold": turn.get("gold", []),
                 "forbid": turn.get("forbid", []),
-                "answer": answer.answer,
-                "notice": answer.notice,
                 "seconds": round(seconds, 3),
                 **judge(turn, answer),
             }
@@ -214,11 +221,11 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
         failed = [r for r in b["rows"] if not r["passed"]]
         lines += ["", f"## {b['backend']}: failed turns ({len(failed)})", ""]
         for r in failed:
-            searched = f" (searched: {r['searched']!r})" if r["searched"] != r["q"] else ""
+            searched = " (rewritten)" if r["rewritten"] else ""
             got = "abstained" if r["abstained"] else f"cited {r['cited']}"
             want = "abstain" if r["kind"] == "off-topic" else f"gold {r['gold']}"
             lines.append(
-                f"- {r['session']}.{r['turn']} {r['kind']}: {r['q']!r}{searched}: {got}, "
+                f"- {r['session']}.{r['turn']} {r['kind']}{searched}: {got}, "
                 f"want {want}" + (f", forbid {r['forbid']}" if r["forbid"] else "")
             )
     for note in data["notes"]:
@@ -231,6 +238,7 @@ def main() -> None:
     parser.add_argument("--backends", default="extractive,local,openai")
     parser.add_argument("--sessions", type=Path, default=None, help="a sessions JSONL file")
     parser.add_argument("--out", default="chat_sessions", help="name of the results files")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every turn")
     parser.add_argument(
         "--serve-llama",
         action="store_true",
@@ -268,9 +276,11 @@ def main() -> None:
                     data["notes"].append(note)
                     print(note)
                     continue
-                rows = [r for s in sessions for r in run_session(s, index, api, name)]
+                rows = [r for s in sessions for r in run_session(s, index, api, name, args.verbose)]
         elif name in ("extractive", "local"):
-            rows = [r for s in sessions for r in run_session(s, index, settings, name)]
+            rows = [
+                r for s in sessions for r in run_session(s, index, settings, name, args.verbose)
+            ]
         else:
             raise SystemExit(f"unknown backend {name!r}: use extractive, local or openai")
         summary = summarize(rows)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from rag import prompts
+from rag.abstention import decide
 from rag.backends.base import Backend, Prompt
 from rag.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.compose import Kind, compose, question_kind
@@ -22,6 +23,7 @@ from rag.condense import Condensed, condense
 from rag.errors import BackendError
 from rag.evidence import Evidence, select_evidence
 from rag.index import Index
+from rag.language import can_translate, detect_language, drawn_from_english, translate
 from rag.records import Hit, Paper
 from rag.relevance import RelevanceCheck
 from rag.retrieve import Filters, best_passages, search
@@ -34,6 +36,8 @@ from rag.text import split_sentences
 SYNTHESIS_SENTENCES = 2
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
+# A follow-up that picks among the papers it refers to ("Which of those ...?", "Which one ...?").
+_SELECTS = re.compile(r"\bwhich\s+(?:of|ones?)\b", re.IGNORECASE)
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
 
 
@@ -62,7 +66,9 @@ class Answer:
     backend: str
     notice: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    standalone: str | None = None  # the follow-up rewritten into a standalone question
+    standalone: str | None = None  # what was searched, when it differs from `question`
+    language: str = "en"  # the question's language (rag/language.py)
+    answerability: float | None = None  # the abstention model's probability (rag/abstention.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +81,8 @@ class Answer:
             "nearest": [h.to_dict() for h in self.nearest],
             "backend": self.backend,
             "notice": self.notice,
+            "language": self.language,
+            "answerability": self.answerability,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
 
@@ -206,25 +214,47 @@ def answer_stream(
     timings: dict[str, float] = {}
     k = top_k or settings.top_k
     name = backend.name if backend else "extractive"
-    condensed = Condensed(question, question)
+    notice = None
+    query = question
+    language = detect_language(question)
+    if language != "en":
+        translated = translate(backend, question) if backend and can_translate(backend) else None
+        timings["translate_s"] = time.perf_counter() - t0
+        if translated is None:
+            # Searching would find unrelated papers and "no paper" would be false: say why.
+            yield prompts.ENGLISH_ONLY
+            timings["total_s"] = time.perf_counter() - t0
+            yield Answer(
+                question, prompts.ENGLISH_ONLY, (), (), False, (), name, None, timings,
+                language=language,
+            )  # fmt: skip
+            return
+        query, notice = translated, drawn_from_english(language)
+    condensed = Condensed(query, query)
     if history:
         condensed = condense(
-            question,
+            query,
             history,
             backend=backend if settings.follow_up == "llm" else None,
             resolve=lambda text: _source_of(index, text),
         )
         timings["condense_s"] = time.perf_counter() - t0
-    standalone = condensed.question if condensed.question != question else None
     query = condensed.question
+    standalone = query if query != question else None
     hits = search(index, query, k=k, retriever=retriever or settings.retriever, filters=filters)
     timings["retrieve_s"] = time.perf_counter() - t0
+    decision = None
     if condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = _focus_hits(index, query, condensed.papers, hits)
+        if len(relevant) > 1 and _SELECTS.search(question):
+            # "Which of those gives guarantees?": the ones that do; "they" means all of them.
+            floor = max(h.relevance for h in relevant) * settings.relative_relevance
+            relevant = [h for h in relevant if h.relevance >= floor]
     else:
-        # Abstain when even the best paper is too far (min_relevance: bench/calibrate.py); else
-        # keep the papers close to the best (bench/calibrate_composition.py).
+        # Answer only when the signals say the collection has a paper on it (rag/abstention.py);
+        # then keep the papers close to the best (bench/calibrate_composition.py).
+        decision = decide(index, query, hits, settings.min_relevance)
         best = max((h.relevance for h in hits), default=0.0)
         # How many papers follows the evidence: a "which papers" question has its own cut.
         floor = best * settings.relative_relevance
@@ -232,16 +262,22 @@ def answer_stream(
             floor = max(settings.list_relevance_floor, best * settings.list_relative_relevance)
         relevant = (
             [h for i, h in enumerate(hits) if i == 0 or h.relevance >= floor]  # best one kept
-            if best >= settings.min_relevance
+            if decision.answerable
             else []
         )
+    answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(index.embedder, query, relevant, settings.evidence_sentences)
     if not evidence:
         yield prompts.ABSTAIN
         timings["total_s"] = time.perf_counter() - t0
-        yield Answer(
-            question, prompts.ABSTAIN, (), (), True, tuple(hits), name, None, timings, standalone
+        ordered = sorted(hits, key=lambda h: -h.relevance)  # most relevant first
+        nearest = tuple(
+            Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ordered, 1)
         )
+        yield Answer(
+            question, prompts.ABSTAIN, (), (), True, nearest, name, notice, timings, standalone,
+            language, answerability,
+        )  # fmt: skip
         return
 
     leak = PromptLeakDetector(prompts.SYSTEM, prompts.CONDENSE_SYSTEM, names=prompts.EXAMPLE_NAMES)
@@ -250,7 +286,6 @@ def answer_stream(
     relevance = _relevance_check(index, query, evidence, settings)
     render = _Renderer(evidence, settings.unsupported)
     timings["evidence_s"] = time.perf_counter() - t0
-    notice = None
     kind = question_kind(query)
     bullets = kind is Kind.LIST
 
@@ -274,6 +309,7 @@ def answer_stream(
         # The model's job: one or two sentences of synthesis above the per-paper lines.
         prompt = build_prompt(query, evidence)
         buffer = ""
+        failed = False
         tokens = backend.generate(
             prompt, stream=True, max_tokens=settings.max_tokens, temperature=settings.temperature
         )
@@ -292,13 +328,14 @@ def answer_stream(
                 if render.supported < SYNTHESIS_SENTENCES:
                     yield from show(check(sentence))
         except BackendError as exc:
-            notice = f"{exc} Showing an extractive answer instead."
+            failed = True
+            notice = _join(notice, f"{exc} Showing an extractive answer instead.")
         finally:
             close = getattr(tokens, "close", None)
             if close is not None:
                 close()  # frees the local model's lock when we stop early
-        if render.supported == 0 and notice is None:
-            notice = prompts.NO_SUPPORTED_SENTENCE
+        if render.supported == 0 and not failed:
+            notice = _join(notice, prompts.NO_SUPPORTED_SENTENCE)
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
         composed = compose(query, evidence, checker, relevance)
@@ -324,6 +361,8 @@ def answer_stream(
         notice,
         timings,
         standalone,
+        language,
+        answerability,
     )
 
 
@@ -346,6 +385,11 @@ def _relevance_check(
         threshold=settings.min_question_relevance,
         candidate_vectors=np.vstack(vectors) if vectors else None,
     )
+
+
+def _join(first: str | None, second: str) -> str:
+    """Return two notices as one (the first may be absent)."""
+    return f"{first} {second}" if first else second
 
 
 def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:

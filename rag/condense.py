@@ -1,17 +1,21 @@
 """Follow-up questions: turn (chat history, question) into a standalone question.
 
-"What dataset did the second one use?" after an answer citing two papers means the paper cited
-as [2]. The rule, which needs no model: an ordinal or a numbered reference ("the second one",
-"paper 2", "[2]") names the paper cited at that position in the previous answer; "it", "that
-paper" or "this method" in a short question names its first paper, "they"/"those" all of
-them; any other short question is read as a continuation of the previous one. The referred
-papers come back as `papers`, so the answer is built from them. With an LLM, it rewrites the
-question (prompts.CONDENSE_*); its rewrite is used only when it is short, single-line and keeps
-the names and content words the rule found, else the rule's rewrite stands.
+A question is rewritten only when it depends on the history: an ordinal or a numbered
+reference ("the second one", "paper 2", "[2]") names the paper cited at that position in the
+previous answer; in a short question "it", "that paper" or "this method" names its first
+paper and "they", "those" or "of them" all of them ("Which of those gives guarantees?"); a
+question with no content words of its own ("Why?", "Tell me more.") asks about the previous
+answer's papers. Every other question, "What about solving PDEs?" or "Now a different topic:
+recommendation systems?" included, is searched exactly as typed: earlier questions are never
+glued onto a new one, so a topic switch or an off-topic question is judged on its own words.
+The referred papers come back as `papers`, so the answer is built from them. With an LLM, the
+same rule decides whether to rewrite at all; the LLM's rewrite is then used only when it is
+short, single-line and keeps the names and content words the rule found.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import re
@@ -51,10 +55,22 @@ _SINGULAR_REF = re.compile(
     rf"\b(?:(?:this|that|the)\s+{_NOUN}|it|its|itself)\b(?!\s*\[)", re.IGNORECASE
 )
 _PLURAL_REF = re.compile(
-    rf"\b(?:they|them|their|theirs|these|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b",
+    rf"\b(?:they|them|their|theirs|these|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
+    r"|\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)",
     re.IGNORECASE,
 )
-_SHORT = 4  # content words: a question with this many or fewer leans on the previous one
+# "Is it true that ...", "it is known that ...": an "it" that refers to nothing.
+_EXPLETIVE_IT = re.compile(
+    r"\b(?:(?:is|was)\s+it|it\s+(?:is|was)|it's)\s+(?:\w+\s+)?(?:true|possible|known|"
+    r"feasible|worth|necessary|hard|easy|better|common|likely|important|useful|the\s+case)\b",
+    re.IGNORECASE,
+)
+# Words that ask for more without naming a subject: "Tell me more.", "Why?", "Any details?"
+_NO_SUBJECT = (
+    "tell more detail details explain elaborate why how please anything else what about go "
+    "further expand summarize summarise summary"
+)
+_SHORT = 5  # content words: a question with a pronoun and this many or fewer leans on the last
 _MAX_LLM_WORDS = 40
 
 
@@ -164,19 +180,43 @@ def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) ->
     return question[: span[0]] + names + question[span[1] :]
 
 
+def _own_words(question: str) -> list[str]:
+    """Return the content words of `question` that are not requests for more."""
+    return [w for w in content_stems(question) if w not in _no_subject_stems()]
+
+
+@functools.cache
+def _no_subject_stems() -> frozenset[str]:
+    return frozenset(content_stems(_NO_SUBJECT))
+
+
+def depends_on_history(question: str) -> bool:
+    """Return whether `question` needs the previous answer to be understood (see module doc).
+
+    Used to decide whether to rewrite at all, by the rule and before any LLM rewrite.
+    """
+    text = _EXPLETIVE_IT.sub(" ", question)
+    if _ORDINAL_REF.search(text) or _NUMBER_REF.search(text):
+        return True
+    short = len(content_stems(text)) <= _SHORT
+    if short and (_PLURAL_REF.search(text) or _SINGULAR_REF.search(text)):
+        return True
+    return not _own_words(question)
+
+
 def rule_rewrite(
     question: str, turns: Sequence[Turn], resolve: Resolver | None = None
 ) -> Condensed:
     """Rewrite a follow-up with the deterministic rule (see the module docstring)."""
     question = question.strip()
     last = next((t for t in reversed(turns) if t.answer), None)
-    if last is None:
+    if last is None or not depends_on_history(question):
         return Condensed(question, question)
     numbers = _cited_numbers(last)
-    short = len(content_stems(question)) <= _SHORT
+    text = _EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)  # keeps the spans
 
-    match = _ORDINAL_REF.search(question)
-    number_match = _NUMBER_REF.search(question)
+    match = _ORDINAL_REF.search(text)
+    number_match = _NUMBER_REF.search(text)
     n = None
     if match and numbers:
         word = (match.group("a") or match.group("b")).lower()
@@ -187,24 +227,24 @@ def rule_rewrite(
     if n is not None and match is not None:
         paper = _cited(last, n, resolve)
         if paper is not None:
-            text = _with_name(question, match.span(), [paper])
-            return Condensed(text, question, "rule", (paper,))
+            rewritten = _with_name(question, match.span(), [paper])
+            return Condensed(rewritten, question, "rule", (paper,))
 
-    plural = _PLURAL_REF.search(question)
-    singular = _SINGULAR_REF.search(question)
-    if (plural or singular) and short:
-        wanted = numbers if plural else numbers[:1]
-        papers = [p for p in (_cited(last, k, resolve) for k in wanted) if p is not None]
-        papers = list({p.id: p for p in papers}.values())
-        if papers:
-            found = plural or singular
-            assert found is not None
-            return Condensed(
-                _with_name(question, found.span(), papers), question, "rule", tuple(papers)
-            )
-    if short:
-        return Condensed(f"{last.question.rstrip(' ?.')}: {question}", question, "rule")
-    return Condensed(question, question)
+    found = _PLURAL_REF.search(text) or _SINGULAR_REF.search(text)
+    wanted = numbers if found is None or _PLURAL_REF.search(text) else numbers[:1]
+    papers = [p for p in (_cited(last, k, resolve) for k in wanted) if p is not None]
+    papers = list({p.id: p for p in papers}.values())
+    if not papers:  # the previous answer cited nothing: there is nothing to refer to
+        return Condensed(question, question)
+    if found is not None and found.group().lower().startswith("which"):  # "Which one ...?"
+        names = " and ".join(paper_name(p) for p in papers)
+        rewritten = question[: found.start()] + f"Which of {names}" + question[found.end() :]
+    elif found is not None:
+        rewritten = _with_name(question, found.span(), papers)
+    else:  # no subject of its own ("Why?", "Tell me more."): about the previous papers
+        names = " and ".join(paper_name(p) for p in papers)
+        rewritten = f"{question.rstrip(' ?.!')} ({names})?"
+    return Condensed(rewritten, question, "rule", tuple(papers))
 
 
 def _llm_prompt(question: str, last: Turn, named: dict[int, Paper]) -> Prompt:

@@ -110,6 +110,24 @@ class BM25Index:
             scores = np.where(mask, scores, 0.0)
         return scores
 
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def documents_with(self, term: str) -> np.ndarray:
+        """Return the rows of the papers whose indexed text has the stemmed `term` (maybe none)."""
+        if self._model is None:
+            return np.zeros(0, dtype=np.int64)
+        column = self._model.vocab_dict.get(term)  # type: ignore[attr-defined]
+        if column is None:
+            return np.zeros(0, dtype=np.int64)
+        matrix = self._model.scores  # type: ignore[attr-defined]
+        start, end = int(matrix["indptr"][column]), int(matrix["indptr"][column + 1])
+        return np.asarray(matrix["indices"][start:end])
+
+    def stem(self, word: str) -> str:
+        """Return `word` as the index stores it (lower case, stemmed)."""
+        return str(self._stem.stemWord(word.lower()))
+
     @staticmethod
     def top(scores: np.ndarray, k: int) -> list[int]:
         """Return the rows of the `k` best positive scores, best first (ties by row)."""

@@ -72,3 +72,19 @@ STANCE_SYSTEM = (
 )
 STANCE_USER = "Claim: {claim}\nSentences:\n{sentences}\nJudgement:"
 STANCE_SENTENCE = "[{n}] {sentence}"
+
+# Questions in other languages (see rag/language.py).
+TRANSLATE_SYSTEM = (
+    "Translate the user's question about research papers into English. Keep method names, "
+    "acronyms and numbers as they are. Reply with the English question only."
+)
+TRANSLATE_USER = "Question: {question}\nEnglish:"
+
+ENGLISH_ONLY = (
+    "The bundled models read English only, so this question could not be searched: please ask "
+    "it in English (or configure an OpenAI-compatible backend, which translates questions)."
+)
+
+DRAWN_FROM_ENGLISH = (
+    "This answer is drawn from English abstracts, searched with an English translation."
+)

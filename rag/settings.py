@@ -80,10 +80,14 @@ class Settings(BaseSettings):
         "follows the evidence (relative_relevance, list_relative_relevance).",
     )
     min_relevance: float = Field(
-        0.4,
-        description="Cosine similarity of the best passage below which `ask` abstains "
-        "(calibrated by bench/calibrate.py: every seed question answered, 97% of off-topic "
-        "ones abstained).",
+        0.55,
+        ge=0.0,
+        le=1.0,
+        description="Least probability that the collection has a paper on the question for `ask` "
+        "to answer it; the probability combines the best passage's cosine, the best paper's "
+        "coverage of the question's rare terms and names, its BM25 score and its lead over the "
+        "next paper (rag/abstention.py, fitted and checked on held-out questions by "
+        "bench/abstention.py).",
     )
 
     relative_relevance: float = Field(

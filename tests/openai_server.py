@@ -5,7 +5,8 @@
         ...
         assert server.requests[0].body["model"] == "test-model"
 
-Attributes (`reply`, `error_status`, `error_message`, `delay`) may be changed while it runs.
+Attributes (`reply`, `respond`, `error_status`, `error_message`, `delay`) may be changed while it
+runs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -42,6 +44,8 @@ class FakeOpenAIServer:
         delay: seconds to wait before answering (to test timeouts).
         model: the model name the server accepts; others get a 404 like OpenAI's.
             None accepts any model.
+        respond: when set, the reply to each request is `respond(messages)` (the request's
+            chat messages), so one server can play several roles (translate, then answer).
     """
 
     reply: str = "The answer is 42 [smith2020]."
@@ -49,6 +53,7 @@ class FakeOpenAIServer:
     error_message: str = "Something went wrong."
     delay: float = 0.0
     model: str | None = None
+    respond: Callable[[list[dict[str, Any]]], str] | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -96,9 +101,14 @@ class FakeOpenAIServer:
         if self.delay:
             self._stopping.wait(self.delay)
 
-    def _chunks(self, model: str) -> list[dict[str, Any]]:
+    def _reply_to(self, body: dict[str, Any]) -> str:
+        if self.respond is None:
+            return self.reply
+        return self.respond(list(body.get("messages") or []))
+
+    def _chunks(self, model: str, reply: str) -> list[dict[str, Any]]:
         """Return the streamed events: role first, then word pieces, then the stop reason."""
-        pieces = [p for p in re.split(r"(?<=\s)(?=\S)", self.reply) if p]
+        pieces = [p for p in re.split(r"(?<=\s)(?=\S)", reply) if p]
         base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model}
         events = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant"}}]}]
         events += [
@@ -108,7 +118,7 @@ class FakeOpenAIServer:
         events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
         return events
 
-    def _completion(self, model: str) -> dict[str, Any]:
+    def _completion(self, model: str, reply: str) -> dict[str, Any]:
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
@@ -117,7 +127,7 @@ class FakeOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": self.reply},
+                    "message": {"role": "assistant", "content": reply},
                     "finish_reason": "stop",
                 }
             ],
@@ -161,10 +171,11 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 msg = f"The model `{model}` does not exist or you do not have access to it."
                 self._send_json(404, _error_body(msg, 404))
                 return
+            reply = server._reply_to(body)
             if body.get("stream"):
-                self._send_stream(server._chunks(model))
+                self._send_stream(server._chunks(model, reply))
             else:
-                self._send_json(200, server._completion(model))
+                self._send_json(200, server._completion(model, reply))
 
         def _record(self, body: Any) -> None:
             headers = {k.lower(): v for k, v in self.headers.items()}

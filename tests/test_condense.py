@@ -67,10 +67,46 @@ def test_references_resolve_to_the_cited_papers(question: str, expected: tuple[P
     assert rule_rewrite(question, TWO_PAPERS).papers == expected
 
 
-def test_short_follow_up_continues_the_previous_question() -> None:
-    result = rule_rewrite("and for molecules?", TWO_PAPERS)
-    assert result.papers == ()
-    assert result.question == "Which papers propose models: and for molecules?"
+@pytest.mark.parametrize(
+    "question",
+    [
+        "and for molecules?",
+        "What about solving PDEs?",
+        "Now a different topic: recommendation systems?",
+        "Which papers are about auctions?",
+        "How do I get to the airport from downtown?",
+        "Is it true that graph models overfit?",
+    ],
+)
+def test_a_question_with_its_own_subject_is_searched_as_typed(question: str) -> None:
+    # Gluing the previous question on made topic switches and off-topic questions search the
+    # old topic (issue 12).
+    result = rule_rewrite(question, TWO_PAPERS)
+    assert (result.question, result.papers, result.method) == (question, (), "as-is")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which of those gives guarantees?", (ALPHA, BETA)),
+        ("Which one is tested on Cora?", (ALPHA, BETA)),
+        ("Tell me more.", (ALPHA, BETA)),
+        ("Why?", (ALPHA, BETA)),
+    ],
+)
+def test_a_question_without_its_own_subject_refers_to_the_last_answer(
+    question: str, expected: tuple[Paper, ...]
+) -> None:
+    result = rule_rewrite(question, TWO_PAPERS)
+    assert result.papers == expected
+    assert "AlphaNet" in result.question and "BetaGAN" in result.question
+
+
+def test_the_llm_is_not_asked_to_rewrite_a_self_contained_question() -> None:
+    llm = FakeLLM()
+    llm.enqueue("Which papers propose models for auctions?")
+    result = condense("Which papers are about auctions?", TWO_PAPERS, backend=llm)
+    assert result.question == "Which papers are about auctions?" and llm.history == []
 
 
 def test_standalone_questions_stay_as_they_are() -> None:

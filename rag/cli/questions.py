@@ -70,8 +70,12 @@ def _print_answer(answer: Any, streamed: bool) -> None:
     if not streamed:
         click.echo(answer.answer)
     click.echo()
+    if answer.standalone:  # a rewritten follow-up or a translation: show what was searched
+        click.echo(f"Searched: {answer.standalone}")
     if answer.notice:
         click.echo(f"note: {answer.notice}", err=True)
+    if not answer.abstained and not answer.citations:
+        return  # nothing to list (a question the bundled models cannot read)
     if answer.abstained:
         click.echo("Nearest papers:")
         refs = [(h.rank, h) for h in answer.nearest]
