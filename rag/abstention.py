@@ -141,16 +141,11 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     n = max(1, len(bm25))
     best = hits[0]
     row = bm25.position(best.paper.id)
-    weights, covered, possible = 0.0, 0.0, 0.0
     terms = question_terms(index, question)
-    for term, name in terms:
+    possible = 0.0
+    for term, _ in terms:
         docs = bm25.documents_with(term)
-        idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
-        weight = idf * (NAME_WEIGHT if name else 1.0)
-        weights += weight
-        possible += idf * (BM25_K1 + 1)
-        if row is not None and len(docs) and bool(np.any(docs == row)):
-            covered += weight
+        possible += math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5)) * (BM25_K1 + 1)
     lexical = 0.0
     if possible > 0 and row is not None:
         lexical = float(bm25.scores(question)[row]) / possible
@@ -160,12 +155,32 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     cosine = max(h.relevance for h in hits)
     return Signals(
         dense=cosine,
-        coverage=covered / weights if weights else 0.0,
+        coverage=term_coverage(index, terms, best.paper.id),
         lexical=lexical,
         margin=best.score - fifth,
         terms=math.log1p(len(terms)),
         cosine=cosine,
     )
+
+
+def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) -> float:
+    """Return the IDF-weighted share of the question's `terms` that a paper's text contains.
+
+    Names and acronyms weigh `NAME_WEIGHT` times more; a term the collection never uses counts
+    fully against (its IDF is the highest).
+    """
+    bm25 = index.bm25()
+    n = max(1, len(bm25))
+    row = bm25.position(paper_id)
+    weights, covered = 0.0, 0.0
+    for term, name in terms:
+        docs = bm25.documents_with(term)
+        weight = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+        weight *= NAME_WEIGHT if name else 1.0
+        weights += weight
+        if row is not None and len(docs) and bool(np.any(docs == row)):
+            covered += weight
+    return covered / weights if weights else 0.0
 
 
 def probability(found: Signals) -> float:

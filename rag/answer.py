@@ -34,6 +34,10 @@ from rag.text import split_sentences
 # The local model's job is a short synthesis: once this many of its sentences are shown, the
 # rest of its output is not read (the per-paper lines follow).
 SYNTHESIS_SENTENCES = 2
+# "Which papers" answers also list a paper holding this share of the question's distinctive
+# terms when its relevance reaches the floor (bench/results/list_coverage.md).
+LIST_COVERAGE = 0.8
+LIST_COVERAGE_FLOOR = 0.15
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
 # A follow-up that picks among the papers it refers to ("Which of those ...?", "Which one ...?").
@@ -265,6 +269,8 @@ def answer_stream(
             if decision.answerable
             else []
         )
+        if relevant and question_kind(query) is Kind.LIST:
+            relevant = _with_covering_papers(index, query, hits, relevant)
     answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(index.embedder, query, relevant, settings.evidence_sentences)
     if not evidence:
@@ -385,6 +391,32 @@ def _relevance_check(
         threshold=settings.min_question_relevance,
         candidate_vectors=np.vstack(vectors) if vectors else None,
     )
+
+
+def _with_covering_papers(
+    index: Index, query: str, hits: list[Hit], relevant: list[Hit]
+) -> list[Hit]:
+    """Return `relevant` plus the papers whose text holds the "which papers" question's terms.
+
+    A paper that names the topic ("interpretability") can sit far below the best cosine when
+    its abstract is about something more specific; a "which papers" answer lists it too when it
+    contains most of the question's distinctive vocabulary (`LIST_COVERAGE`) and is not far off
+    topic (`LIST_COVERAGE_FLOOR`). Fitted on half of the labelled "which papers" questions
+    (bench/list_coverage.py, bench/results/list_coverage.md).
+    """
+    from rag.abstention import question_terms, term_coverage
+
+    terms = question_terms(index, query)
+    kept = {h.paper.id for h in relevant}
+    return [
+        h
+        for h in hits
+        if h.paper.id in kept
+        or (
+            h.relevance >= LIST_COVERAGE_FLOOR
+            and term_coverage(index, terms, h.paper.id) >= LIST_COVERAGE
+        )
+    ]
 
 
 def _join(first: str | None, second: str) -> str:
