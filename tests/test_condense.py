@@ -15,7 +15,8 @@ from rag.records import Paper
 from rag.settings import Settings
 from tests.fakes import FakeLLM
 
-BROAD = "graph neural networks on graph data"
+# A "which papers" question: its answer lists every paper on the topic, so there is a second one.
+BROAD = "Which papers use graph neural networks on graph data?"
 FOLLOW_UP = "what dataset did the second one use?"
 
 
