@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -350,7 +350,8 @@ def answer_stream(
             yield render.note(composed.note)
         bullets = bullets or (composed.note is not None and len(composed.lines) > 1)
         for line in composed.lines:
-            shown = render.add(line, bullets)
+            # "quoted": the text is the abstract's own sentence (made standalone), not a model's.
+            shown = render.add(replace(line, reason="quoted"), bullets)
             if shown is not None:
                 timings.setdefault("first_sentence_s", time.perf_counter() - t0)
                 yield shown

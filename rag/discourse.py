@@ -19,6 +19,7 @@ from dataclasses import dataclass
 # The strong ones open a sentence with or without a comma; the weak ones only with one
 # ("First, we" goes, "First-order methods" stays).
 _STRONG = (
+    "more importantly|most importantly|more specifically|more precisely|more generally|"
     "however|additionally|moreover|furthermore|in addition|specifically|finally|at last|lastly|"
     "then|consequently|therefore|thus|hence|as a result|notably|importantly|crucially|"
     "meanwhile|in contrast|by contrast|on the other hand|instead|to this end|in particular|"

@@ -74,8 +74,8 @@ def test_answer_streams_and_cites_the_paper_shown_in_a_card(
 
 
 def test_answer_grows_piece_by_piece(seed_index: Index, settings: Settings) -> None:
-    # A broad question draws on several papers: one checked, cited sentence arrives at a time.
-    steps = ask(seed_index, settings, "graph neural networks on graph data")
+    # A "which papers" question draws on several papers: one checked, cited line at a time.
+    steps = ask(seed_index, settings, "Which papers use graph neural networks on graph data?")
     streamed = assistant_messages(steps)
     assert len(streamed) >= 3
     assert all(later.startswith(earlier) for earlier, later in pairwise(streamed))
