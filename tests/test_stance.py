@@ -144,7 +144,7 @@ SHORTFALL = "the shipped stance model misses the issue-15 targets (bench/results
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason=SHORTFALL, strict=False)
+@pytest.mark.xfail(reason=SHORTFALL, strict=True)
 def test_a_claim_and_its_negation_against_the_mai_abstract(real_seed_index: Index) -> None:
     against = cite(real_seed_index, WORKS, judge="model")
     assert "mai" in [s.paper.citation_key for s in against.contradicts]
@@ -157,7 +157,7 @@ def test_a_claim_and_its_negation_against_the_mai_abstract(real_seed_index: Inde
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason=SHORTFALL, strict=False)
+@pytest.mark.xfail(reason=SHORTFALL, strict=True)
 def test_cli_draft_reports_the_contradiction_and_cites_nothing_from_it(
     real_seed_index: Index, tmp_path: Path
 ) -> None:
@@ -174,7 +174,7 @@ def test_cli_draft_reports_the_contradiction_and_cites_nothing_from_it(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason=SHORTFALL, strict=False)
+@pytest.mark.xfail(reason=SHORTFALL, strict=True)
 def test_cli_cite_json_and_text_give_both_lists(real_seed_index: Index) -> None:
     args = ["--index", str(real_seed_index.dir), "cite", WORKS]
     model = {"RAG_STANCE": "model"}
@@ -189,7 +189,7 @@ def test_cli_cite_json_and_text_give_both_lists(real_seed_index: Index) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason=SHORTFALL, strict=False)
+@pytest.mark.xfail(reason=SHORTFALL, strict=True)
 def test_ask_drops_a_generated_sentence_the_real_judge_finds_contradicted(
     real_seed_index: Index,
 ) -> None:
