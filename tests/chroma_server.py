@@ -21,25 +21,27 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(command: Sequence[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+def serving(
+    command: Sequence[str], port: int, env: dict[str, str] | None = None, wait: float = 60
+) -> Iterator[str]:
     """Run `command` (a Chroma server on `port`) until the block ends; yield its URL.
 
     Raises:
-        RuntimeError: the server did not answer its heartbeat within 60 s.
+        RuntimeError: the server did not answer its heartbeat within `wait` seconds.
     """
     with tempfile.TemporaryFile() as log:  # a file, not a pipe: uvicorn logs every request
-        yield from _run(command, port, env, log)
+        yield from _run(command, port, env, log, wait)
 
 
 def _run(
-    command: Sequence[str], port: int, env: dict[str, str] | None, log: IO[bytes]
+    command: Sequence[str], port: int, env: dict[str, str] | None, log: IO[bytes], wait: float
 ) -> Iterator[str]:
     proc = subprocess.Popen(
         list(command), stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + wait
         while True:
             try:
                 if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
@@ -49,7 +51,7 @@ def _run(
             if proc.poll() is not None or time.monotonic() > deadline:
                 log.seek(0)
                 err = log.read().decode(errors="replace")[-800:]
-                raise RuntimeError(f"{command[0]} did not come up on {url}: {err}")
+                raise RuntimeError(f"{command[0]} did not come up on {url} in {wait:g} s: {err}")
             time.sleep(0.2)
         yield url
     finally:

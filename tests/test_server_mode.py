@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 import rag
@@ -19,53 +16,21 @@ from rag.api import open_index
 from rag.index import Index
 from rag.retrieve import Filters, search
 from rag.settings import Settings
+from tests.chroma_server import free_port, serving
 from tests.conftest import ROOT
 from tests.fake_embedding import FakeEmbedding
 
 CHROMA = Path(sys.executable).parent / "chroma"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def chroma_url(tmp_path: Path) -> Iterator[str]:
     if not CHROMA.exists() and not shutil.which("chroma"):
         pytest.skip("the `chroma` command of chromadb is not installed")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            str(CHROMA),
-            "run",
-            "--path",
-            str(tmp_path / "server"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail(f"chroma run did not come up on {url}")
-            time.sleep(0.2)
+    port = free_port()
+    command = [str(CHROMA), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1"]
+    with serving([*command, "--port", str(port)], port, wait=30) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_server_mode_matches_embedded(chroma_url: str, seeds_copy: Path, tmp_path: Path) -> None:

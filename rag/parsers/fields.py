@@ -66,3 +66,11 @@ def read_notes(notes: Iterable[str]) -> tuple[str | None, bool]:
             elif line.startswith(f"{DERIVED_NOTE}: "):
                 label = line.removeprefix(f"{DERIVED_NOTE}: ").strip() or None
     return label, truncated
+
+
+def first_line_matches(text: str, start: re.Pattern[str]) -> bool:
+    """Return whether the first non-blank line of `text` (a BOM dropped) matches `start`."""
+    for line in text.splitlines():
+        if line.strip():
+            return bool(start.match(line.lstrip("\ufeff")))
+    return False

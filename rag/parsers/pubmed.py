@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rag.errors import ParseError
 from rag.naming import derive_label, display_name
-from rag.parsers.fields import area_from, doi_from, year_from
+from rag.parsers.fields import area_from, doi_from, first_line_matches, year_from
 from rag.parsers.reading import decode_line, raw_lines
 from rag.records import Paper
 from rag.text import clean_markup
@@ -31,10 +31,7 @@ _START = re.compile(r"^PMID- ?\S")
 
 def looks_like(text: str) -> bool:
     """Return whether `text` (the start of a file) is MEDLINE: its first line is `PMID- `."""
-    for line in text.splitlines():
-        if line.strip():
-            return bool(_START.match(line.lstrip("\ufeff")))
-    return False
+    return first_line_matches(text, _START)
 
 
 @dataclass

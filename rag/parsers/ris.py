@@ -21,7 +21,7 @@ import rispy
 
 from rag.errors import ParseError
 from rag.naming import derive_label, display_name
-from rag.parsers.fields import area_from, doi_from, read_notes, year_from
+from rag.parsers.fields import area_from, doi_from, first_line_matches, read_notes, year_from
 from rag.parsers.reading import decode_line, raw_lines
 from rag.records import Paper
 from rag.text import clean_markup
@@ -32,10 +32,7 @@ _START = re.compile(r"^\ufeff?TY  - ")
 
 def looks_like(text: str) -> bool:
     """Return whether `text` (the start of a file) is RIS: its first line is a `TY  - ` tag."""
-    for line in text.splitlines():
-        if line.strip():
-            return bool(_START.match(line.lstrip("\ufeff")))
-    return False
+    return first_line_matches(text, _START)
 
 
 @dataclass
