@@ -40,12 +40,14 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from rag.ingest import ingest  # noqa: E402
+from chat_sessions import shared_data  # noqa: E402
 
 from rag import abstention  # noqa: E402
+from rag._ingest import ingest  # noqa: E402
 from rag.condense import depends_on_history  # noqa: E402
 from rag.index import Index  # noqa: E402
 from rag.retrieve import search  # noqa: E402
@@ -64,15 +66,6 @@ CROSS_ABSTAIN = 0.989
 GRID = [round(x, 3) for x in np.arange(0.05, 0.951, 0.025)]
 OLD_MIN_RELEVANCE = 0.40  # the single cosine gate this replaces, for comparison
 GROUPS = ("seed answerable", "seed abstain", "scifact answerable", "cross-domain abstain")
-
-
-def shared_data() -> Path:
-    if os.environ.get("RAG_SHARED_DATA"):
-        return Path(os.environ["RAG_SHARED_DATA"])
-    for parent in ROOT.parents:
-        if (parent / "shared" / "data").is_dir():
-            return parent / "shared" / "data"
-    return ROOT.parent / "shared" / "data"
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -125,7 +118,7 @@ def seed_side(
 def scifact_side(
     seed_index: Index, scifact_index: Index, scifact: Path, seed_questions: list[tuple[str, str]]
 ) -> list[dict[str, Any]]:
-    from rag.evaluate import read_qrels, read_queries
+    from rag._evaluate import read_qrels, read_queries
 
     claims = read_queries(scifact / "queries.jsonl")
     qrels = read_qrels(scifact / "qrels" / "train.tsv")
@@ -154,7 +147,7 @@ def scifact_side(
 
 def claims_vs_seeds(seed_index: Index, scifact: Path) -> list[dict[str, Any]]:
     """Return 300 SciFact claims asked of the seed index (cross-domain: abstain)."""
-    from rag.evaluate import read_queries
+    from rag._evaluate import read_queries
 
     claims = read_queries(scifact / "queries.jsonl")
     return [

@@ -35,8 +35,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+from chat_sessions import shared_data  # noqa: E402
 
 from rag._ingest import ingest  # noqa: E402
 from rag.compose import Kind, question_kind  # noqa: E402
@@ -48,15 +51,7 @@ from rag.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 RESULTS = ROOT / "bench" / "results"
-# The shared data sits beside the checkout (../shared), or beside the folder of worktrees.
-CHAT = (
-    next(
-        (d / "shared" / "data" for d in ROOT.parents if (d / "shared" / "data").is_dir()),
-        ROOT.parent / "shared" / "data",
-    )
-    / "chat"
-    / "sessions-dev.jsonl"
-)
+CHAT = shared_data() / "chat" / "sessions-dev.jsonl"
 POOL = 10
 KEEP = 0.95  # on-topic sentences the relevance check must keep (fitting half)
 SHARES = [round(x, 3) for x in np.arange(0.5, 0.951, 0.025)]
