@@ -97,6 +97,10 @@ CSS = """
    its toggle stays inside the screen when it is open. */
 @media (max-width: 768px) {
   .sidebar.open .toggle-button { right: 8px !important; }
+  /* No slide while the page script closes it on load: it would flash across the screen. */
+  /* (Gradio prefixes every rule with its container, so the mark sits on the sidebar.) */
+  #settings.sidebar:not([data-settled]), #settings:not([data-settled]) .toggle-button,
+  .sidebar-parent:has(#settings:not([data-settled])) { transition: none !important; }
   #chat { height: 360px !important; }
 }
 .draft-sentence .contradicts .badge { background: #b42318; color: #fff; border-radius: 4px;
@@ -116,6 +120,9 @@ JS = """
       const toggle = document.querySelector(".sidebar.open .toggle-button");
       if (!toggle) return false;
       toggle.click();
+      // Slide again from the next taps on, once the closed position is drawn.
+      requestAnimationFrame(() => requestAnimationFrame(
+        () => { document.querySelector("#settings").dataset.settled = "1"; }));
       return true;
     };
     if (!close()) {
