@@ -24,9 +24,14 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$])")
 PENDING = "Searching the papers and writing the answer…"
 
 
-def _md_escape(text: str) -> str:
-    """Return `text` shown literally by the chat's Markdown renderer (and never as HTML)."""
-    return html.escape(_MARKDOWN_SPECIAL.sub(r"\\\1", text), quote=False).replace("\n", " ")
+def _md_escape(text: str, lines: bool = False) -> str:
+    """Return `text` shown literally by the chat's Markdown renderer (and never as HTML).
+
+    With `lines`, line breaks are kept (a "which papers" answer is one "- " line per paper);
+    otherwise they become spaces.
+    """
+    escaped = html.escape(_MARKDOWN_SPECIAL.sub(r"\\\1", text), quote=False)
+    return escaped if lines else escaped.replace("\n", " ")
 
 
 def render_answer(text: str) -> str:
@@ -34,10 +39,10 @@ def render_answer(text: str) -> str:
     parts, pos = [], 0
     for match in _MARKER.finditer(text):
         n = match.group(1)
-        parts.append(_md_escape(text[pos : match.start()]))
+        parts.append(_md_escape(text[pos : match.start()], lines=True))
         parts.append(f'<a class="cite" href="#source-{n}">[{n}]</a>')
         pos = match.end()
-    parts.append(_md_escape(text[pos:]))
+    parts.append(_md_escape(text[pos:], lines=True))
     return "".join(parts)
 
 

@@ -555,3 +555,10 @@ def test_cli_draft_min_score_lowers_the_bar_for_one_run(
     assert f"~\\cite{{{key}}}." in lowered.stdout
     assert f"below the default {MIN_SCORE:.2f}" in lowered.stderr
     assert bad.exit_code == 2 and "--min-score" in bad.output and "1.5" in bad.output
+
+
+def test_a_which_papers_answer_keeps_one_line_per_paper() -> None:
+    rendered = ui.render_answer("- Ju et al. denoise labels [1].\n- Li et al. adapt graphs [2].")
+
+    assert rendered.splitlines()[1].startswith("- Li et al.")
+    assert '<a class="cite" href="#source-2">[2]</a>' in rendered
