@@ -70,6 +70,7 @@ _NO_SUBJECT = (
     "tell more detail details explain elaborate why how please anything else what about go "
     "further expand summarize summarise summary"
 )
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")  # "- ", "* ", "2. " before a list line
 _SHORT = 5  # content words: a question with a pronoun and this many or fewer leans on the last
 _MAX_LLM_WORDS = 40
 
@@ -111,7 +112,8 @@ def _plain(content: Any) -> str:
     text = re.sub(r"<[^>]+>", "", text)
     text = re.sub(r"\\(.)", r"\1", text)  # Markdown escapes
     text = html.unescape(text)
-    return " ".join(text.split())
+    # Lines stay apart: a "which papers" answer is one "- " line per paper.
+    return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
 
 
 def to_turns(history: Sequence[Any] | None) -> list[Turn]:
@@ -162,7 +164,10 @@ def _cited(turn: Turn, n: int, resolve: Resolver | None) -> Paper | None:
         return turn.cited[n - 1]
     if turn.cited or resolve is None:
         return None
-    for sentence in split_sentences(turn.answer):
+    sentences = (
+        s for line in turn.answer.splitlines() for s in split_sentences(_LIST_ITEM.sub("", line))
+    )
+    for sentence in sentences:
         text, numbers = strip_markers(sentence)
         if n in numbers and text:
             return resolve(text)
