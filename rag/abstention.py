@@ -6,7 +6,9 @@ dropout prevent overfitting?") whose words are common in machine learning. A rea
 more than that, and so does this decision:
 
 - `dense`: the cosine of the best passage among the retrieved papers;
-- `coverage`: how much of the question's distinctive vocabulary the best paper contains:
+- `coverage`: how much of the question's distinctive vocabulary the paper that has most of it
+  among the first `COVERAGE_RANK` contains (the best-fused paper need not be the one naming
+  the question's rarest term):
   the question's terms (stemmed as BM25 stems them, asking words such as "tell", "papers" left
   out) weighted by their IDF over the collection, acronyms and method names (ConPress, SVD,
   GRPO, RoPE) `NAME_WEIGHT` times more; a term the collection never uses counts fully against;
@@ -26,6 +28,7 @@ gate: see `LONG_TERMS`). The coefficients below are that script's output
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -33,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from rag.acronyms import definitions
 from rag.citations import STOPWORDS
 from rag.index import Index
 from rag.records import Hit
@@ -43,14 +47,15 @@ from rag.records import Hit
 LONG_TERMS = 6
 LONG_MIN_COSINE = 0.40
 NAME_WEIGHT = 3.0  # an acronym or method name weighs this many times a plain term of equal IDF
+COVERAGE_RANK = 2  # coverage is the best among the papers at this rank or above
 MARGIN_RANK = 5  # the margin is the best paper's fused score minus that of the paper at this rank
 BM25_K1 = 1.5  # bm25s' default: a term adds at most idf x (k1 + 1) to a paper's score
 FEATURES = ("dense", "coverage", "lexical", "margin", "terms", "dense_x_terms", "coverage_x_terms")
 # Fitted by bench/abstention.py (standardised features; see bench/results/abstention.json).
-MEAN = (0.460428, 0.492483, 0.139853, 0.233412, 2.049501, 0.975395, 1.011411)
-SCALE = (0.252906, 0.345075, 0.113593, 0.131279, 0.452164, 0.61769, 0.732705)
-COEF = (1.716225, 2.274341, -0.086292, 0.112332, -1.035516, 2.82229, 0.558207)
-INTERCEPT = 1.548532
+MEAN = (0.460428, 0.511699, 0.139853, 0.233413, 2.049501, 0.975394, 1.047741)
+SCALE = (0.252906, 0.342237, 0.113593, 0.131276, 0.452164, 0.61769, 0.728238)
+COEF = (2.053364, 3.066977, -0.303019, 0.406589, -0.653266, 2.546876, 0.332155)
+INTERCEPT = 1.700126
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")  # bm25s' token pattern
 # Words that say how a question is asked, not what it is about.
@@ -155,7 +160,7 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     cosine = max(h.relevance for h in hits)
     return Signals(
         dense=cosine,
-        coverage=term_coverage(index, terms, best.paper.id),
+        coverage=max(term_coverage(index, terms, h.paper.id) for h in hits[:COVERAGE_RANK]),
         lexical=lexical,
         margin=best.score - fifth,
         terms=math.log1p(len(terms)),
@@ -167,20 +172,50 @@ def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) ->
     """Return the IDF-weighted share of the question's `terms` that a paper's text contains.
 
     Names and acronyms weigh `NAME_WEIGHT` times more; a term the collection never uses counts
-    fully against (its IDF is the highest).
+    fully against (its IDF is the highest). An acronym is held by a paper that has it in the
+    singular or plural ("LLMs", "LLM") or spells out what the collection defines it as
+    ("large language models", `rag/acronyms.py`).
     """
     bm25 = index.bm25()
     n = max(1, len(bm25))
     row = bm25.position(paper_id)
     weights, covered = 0.0, 0.0
     for term, name in terms:
-        docs = bm25.documents_with(term)
+        docs = documents_holding(index, term, name)
         weight = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
         weight *= NAME_WEIGHT if name else 1.0
         weights += weight
         if row is not None and len(docs) and bool(np.any(docs == row)):
             covered += weight
     return covered / weights if weights else 0.0
+
+
+def documents_holding(index: Index, term: str, name: bool) -> np.ndarray:
+    """Return the BM25 rows of the papers that hold a question term (see `term_coverage`)."""
+    bm25 = index.bm25()
+    if not name:
+        return bm25.documents_with(term)
+    forms = {term, term[:-1]} if len(term) > 2 and term.endswith("s") else {term}
+    rows = [bm25.documents_with(form) for form in forms]
+    defined = _definitions(index)
+    for form in forms:
+        for words in defined.get(form, ()):
+            stems = [bm25.stem(w) for w in _WORD.findall(" ".join(words)) if w not in STOPWORDS]
+            if stems:
+                rows.append(functools.reduce(np.intersect1d, map(bm25.documents_with, stems)))
+    return np.unique(np.concatenate(rows))
+
+
+_defined: dict[str, dict[str, set[tuple[str, ...]]]] = {}
+
+
+def _definitions(index: Index) -> dict[str, set[tuple[str, ...]]]:
+    """Return the acronyms the indexed abstracts define (kept for the index's paper set)."""
+    key = index.bm25().fingerprint
+    if key not in _defined:
+        _defined.clear()
+        _defined[key] = definitions(p.abstract for p in index.papers.values())
+    return _defined[key]
 
 
 def probability(found: Signals) -> float:
