@@ -349,12 +349,17 @@ def answer_stream(
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield render.note(composed.note)
         bullets = bullets or (composed.note is not None and len(composed.lines) > 1)
-        for line in composed.lines:
-            # "quoted": the text is the abstract's own sentence (made standalone), not a model's.
-            shown = render.add(replace(line, reason="quoted"), bullets)
-            if shown is not None:
-                timings.setdefault("first_sentence_s", time.perf_counter() - t0)
-                yield shown
+    else:
+        # Below the model's synthesis, one line for each paper the answer uses that it did not
+        # cite: a "which papers" answer lists them all, whoever wrote the first sentences.
+        composed = compose(query, evidence, checker, relevance, skip=frozenset(render.numbers))
+        bullets = True
+    for line in composed.lines:
+        # "quoted": the text is the abstract's own sentence (made standalone), not a model's.
+        shown = render.add(replace(line, reason="quoted"), bullets)
+        if shown is not None:
+            timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+            yield shown
     timings["total_s"] = time.perf_counter() - t0
     text = "".join(render.parts)
     yield Answer(

@@ -60,13 +60,24 @@ def run(index: Index, settings: Settings, llm: FakeLLM, question: str = QUESTION
     return answer(index, question, settings=settings, backend=llm)
 
 
+def synthesis(result: Answer) -> str:
+    """The model's part of an answer: what comes before the per-paper lines."""
+    return result.answer.split("\n- ", 1)[0]
+
+
+def model_sentences(result: Answer | dict) -> list[dict]:  # type: ignore[type-arg]
+    """The sentence records of what the model wrote (the per-paper lines are "quoted")."""
+    records = result["sentences"] if isinstance(result, dict) else result.sentences
+    return [s for s in records if s["reason"] != "quoted"]
+
+
 def test_markers_map_to_the_retrieved_paper(seeded: Index, fake_settings: Settings) -> None:
     llm = PromptAwareLLM()
     llm.enqueue(ICGNN_SENTENCE + " [{Ju}].")
     result = run(seeded, fake_settings, llm)
     assert not result.abstained and result.notice is None
-    assert result.answer.endswith("[1].")
-    assert [c.n for c in result.citations] == [1]
+    assert synthesis(result).endswith("[1].")
+    assert result.citations[0].n == 1
     assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
     assert "noisy labels" in result.citations[0].evidence
     assert "Sources:" in llm.history[0].user and QUESTION in llm.history[0].user
@@ -76,8 +87,9 @@ def test_marker_to_unretrieved_paper_is_dropped(seeded: Index, fake_settings: Se
     llm = PromptAwareLLM()
     llm.enqueue(ICGNN_SENTENCE + " [{Ju}][{Nobody}].")
     result = run(seeded, fake_settings, llm)
-    assert "[99]" not in result.answer and "[2]" not in result.answer
-    assert [c.hit.paper.authors[0] for c in result.citations] == ["Wei Ju"]
+    assert "[99]" not in result.answer and "[2]" not in synthesis(result)
+    assert [s["citations"] for s in model_sentences(result)] == [[1]]
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
 
 
 def test_fabricated_sentence_is_not_shown(seeded: Index, fake_settings: Settings) -> None:
@@ -97,9 +109,23 @@ def test_sentence_without_marker_is_attributed_when_supported(
     llm = PromptAwareLLM()
     llm.enqueue(ICGNN_SENTENCE + ".")
     result = run(seeded, fake_settings, llm)
-    assert result.answer.endswith("[1].")
+    assert synthesis(result).endswith("[1].")
     assert result.sentences[0]["attributed"] is True
     assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+
+
+def test_the_synthesis_is_followed_by_one_line_per_other_paper(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + " [{Ju}].")
+    result = run(seeded, fake_settings, llm)
+    lines = result.answer.split("\n")
+    assert lines[0] == ICGNN_SENTENCE + " [1]." and len(lines) == len(result.citations) >= 2
+    quoted = [s for s in result.sentences if s["reason"] == "quoted"]
+    assert [s["citations"] for s in quoted] == [[c.n] for c in result.citations[1:]]
+    for line, citation in zip(lines[1:], result.citations[1:], strict=True):
+        assert line.startswith("- ") and line.endswith(f"[{citation.n}].")
 
 
 def test_nothing_supported_falls_back_to_extractive(seeded: Index, fake_settings: Settings) -> None:
@@ -136,7 +162,9 @@ def test_streamed_pieces_add_up_to_the_answer(seeded: Index, fake_settings: Sett
     final = events[-1]
     assert isinstance(final, Answer)
     pieces = [e for e in events[:-1] if isinstance(e, str)]
-    assert len(pieces) == 2 and "".join(pieces) == final.answer
+    assert "".join(pieces) == final.answer
+    # The model's two sentences come first, each as it is checked.
+    assert "".join(pieces[:2]) == synthesis(final) and synthesis(final).count("[1]") == 2
 
 
 def test_extractive_backend_cites_the_right_paper(seeded: Index, fake_settings: Settings) -> None:
@@ -170,8 +198,8 @@ def test_copied_instructions_and_example_are_never_shown(
     llm = PromptAwareLLM()
     llm.enqueue(f"{prompts.SYSTEM} {prompts.EXAMPLE_ASSISTANT} {ICGNN_SENTENCE} [{{Ju}}].")
     result = run(seeded, fake_settings.model_copy(update={"unsupported": "flag"}), llm)
-    assert result.answer == ICGNN_SENTENCE + " [1]."
-    reasons = [s["reason"] for s in result.sentences]
+    assert synthesis(result) == ICGNN_SENTENCE + " [1]."
+    reasons = [s["reason"] for s in model_sentences(result)]
     assert reasons.count("prompt_leak") >= 3 and reasons[-1] == "supported"
     assert "ChirpNet" not in result.answer
 
@@ -182,7 +210,7 @@ def test_source_label_copied_by_the_model_is_not_shown(
     llm = PromptAwareLLM()
     llm.enqueue(f"[1] Ju et al. — ICGNN: {ICGNN_SENTENCE}.")
     result = run(seeded, fake_settings, llm)
-    assert result.answer == ICGNN_SENTENCE + " [1]."
+    assert synthesis(result) == ICGNN_SENTENCE + " [1]."
 
 
 def test_each_sentence_reports_support_and_why(seeded: Index, fake_settings: Settings) -> None:
@@ -191,7 +219,7 @@ def test_each_sentence_reports_support_and_why(seeded: Index, fake_settings: Set
         f"{ICGNN_SENTENCE} [{{Ju}}]. ICGNN improves accuracy by 47% on noisy labels [{{Ju}}]."
     )
     data = run(seeded, fake_settings, llm).to_dict()
-    first, second = data["sentences"]
+    first, second = model_sentences(data)
     assert first["reason"] == "supported" and first["citations"] == [1] and first["support"] > 0.4
     assert second["reason"] in ("foreign_fact", "unsupported") and not second["shown"]
     assert "47" in second.get("foreign", []) or second["support"] < 0.4

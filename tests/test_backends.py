@@ -260,7 +260,10 @@ def test_answer_over_http_shows_only_checked_sentences(
         backend=backend,
     )  # fmt: skip
     assert result.backend == "openai" and result.notice is None
-    assert result.answer == sentence + " [1]."
+    # The model's checked sentence, then one quoted line for each other paper the answer uses.
+    first, *others = result.answer.split("\n")
+    assert first == sentence + " [1]." and "Bananas" not in result.answer
+    assert all(line.startswith("- ") for line in others)
     assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
     assert openai_server.requests[0].body["stream"] is True
 

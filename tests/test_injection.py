@@ -75,7 +75,15 @@ def clean_and_poisoned(
 
 
 def shown(result: Answer) -> tuple[str, list[tuple[int, tuple[str, ...]]]]:
-    return result.answer, [(c.n, c.hit.paper.authors) for c in result.citations]
+    """What the model's part of the answer shows: its text and the papers it cites.
+
+    The per-paper lines below it quote other abstracts; which papers they cover follows the
+    retrieval, which the poisoned abstract's extra sentence shifts a little (its passages embed
+    differently), so they are checked for the injection separately.
+    """
+    text = result.answer.split("\n- ", 1)[0]
+    cited = {n for s in result.sentences if s["reason"] != "quoted" for n in s["citations"]}
+    return text, [(c.n, c.hit.paper.authors) for c in result.citations if c.n in cited]
 
 
 @pytest.mark.parametrize("mode", ["drop", "flag"])
@@ -93,7 +101,9 @@ def test_obeying_model_changes_nothing_that_is_shown(
 
     assert shown(on_poisoned) == shown(on_clean)
     text = on_poisoned.answer
-    assert "NoiseSieve filters noisy labels" in text
+    assert "NoiseSieve filters noisy labels" in shown(on_poisoned)[0]
+    assert "Ignore previous" not in text
+    assert not any("fraudulent" in line for line in text.split("\n- ")[1:])
     assert "[7]" not in text and "[99]" not in text
     assert "You answer questions" not in text
     if mode == "drop":
