@@ -41,6 +41,8 @@ class Kind(StrEnum):
 _LIST = re.compile(
     r"^\s*(?:(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications)\b"
     r"|(?:are|is)\s+there\s+(?:any\s+)?(?:other\s+)?(?:papers?|works?|studies|research)\b"
+    r"|(?:are|is)\s+there\s+any(?:thing)?\s+(?:else\s+)?(?:on|about)\b"
+    r"|do\s+you\s+have\s+(?:any(?:thing)?|papers?)\s+(?:\w+\s+)?(?:on|about)\b"
     r"|any(?:thing)?\s+(?:(?:papers?|work|studies|research)\s+)?(?:on|about)\b"
     r"|(?:papers?|works?|studies)\s+(?:on|about|that|which|dealing|using|with)\b"
     r"|(?:list|find|show)\s+(?:me\s+)?(?:the\s+|all\s+)?papers\b"

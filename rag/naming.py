@@ -66,6 +66,15 @@ def family_name(name: str) -> str:
     return " ".join(tokens[start:])
 
 
+def shown_family_name(name: str) -> str:
+    """Return `family_name` as a sentence or label shows it: capitalised when the source wrote
+    the whole name in lower case ("wenlong deng" → "Deng"; particles stay: "van Beethoven")."""
+    family = family_name(name)
+    if name != name.lower() or not any(ch.isalpha() and ch.isascii() for ch in name):
+        return family
+    return " ".join(t if t in _PARTICLES else t[:1].upper() + t[1:] for t in family.split())
+
+
 def display_name(name: str) -> str:
     """Return "Given Family" for "Family, Given" when `family_name` reads it back the same.
 
@@ -196,7 +205,7 @@ def derive_label(authors: Sequence[str], abstract: str, truncated: bool) -> str:
         first words of the abstract.
     """
     method = method_name(abstract)
-    families = [family_name(a) for a in authors]
+    families = [shown_family_name(a) for a in authors]
     if not families:
         words = abstract.split()
         return method or " ".join(words[:8]) + ("…" if len(words) > 8 else "")
@@ -211,7 +220,7 @@ def derive_label(authors: Sequence[str], abstract: str, truncated: bool) -> str:
 
 def author_phrase(authors: Sequence[str], truncated: bool) -> str:
     """Return how a sentence names the authors: "Ju", "Ju & Zhang" or "Ju et al." ("" if none)."""
-    families = [f for f in (family_name(a) for a in authors) if f]
+    families = [f for f in (shown_family_name(a) for a in authors) if f]
     if not families:
         return ""
     if len(families) == 1 and not truncated:

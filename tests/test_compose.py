@@ -81,6 +81,8 @@ def test_dangling_openers_are_recognised(text: str) -> None:
         ("Which papers deal with noisy labels on graphs?", Kind.LIST),
         ("Is there work on zero-order optimization for fine-tuning LLMs?", Kind.LIST),
         ("Anything about SVD compression of language models?", Kind.LIST),
+        ("Is there anything on auctions?", Kind.LIST),
+        ("Do you have anything on federated unlearning?", Kind.LIST),
         ("How is label noise handled in graph neural networks?", Kind.METHOD),
         ("What defense do they propose?", Kind.METHOD),
         ("Do LLMs need to run all their layers in a fixed order?", Kind.CLAIM),

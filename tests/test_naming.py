@@ -10,10 +10,12 @@ import pytest
 from rag.naming import (
     ascii_slug,
     assign_keys,
+    author_phrase,
     citation_key,
     derive_label,
     family_name,
     method_name,
+    shown_family_name,
     split_authors,
     unique_keys,
 )
@@ -152,3 +154,18 @@ def test_seed_keys_are_unique_ascii_and_stable() -> None:
 
 def test_unique_keys_avoid_keys_already_in_the_index() -> None:
     assert unique_keys(["li", "wang"], taken=["li", "lib"]) == ["lic", "wang"]
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("wenlong deng", "Deng"),
+        ("ludwig van beethoven", "van Beethoven"),
+        ("Ludwig van Beethoven", "van Beethoven"),
+        ("Xia Xuanzhi", "Xuanzhi"),
+        ("欧阳修", "欧阳"),
+    ],
+)
+def test_a_name_written_in_lower_case_is_shown_capitalised(name: str, shown: str) -> None:
+    assert shown_family_name(name) == shown
+    assert author_phrase([name], truncated=False) == shown
