@@ -38,6 +38,10 @@ SYNTHESIS_SENTENCES = 2
 # terms when its relevance reaches the floor (bench/results/list_coverage.md).
 LIST_COVERAGE = 0.8
 LIST_COVERAGE_FLOOR = 0.15
+# Any answer: a paper other than the best-ranked, kept for its relevance, must also hold this
+# share of the question's distinctive terms (same bench: one close cosine with none of the
+# question's words is a neighbour, not an answer).
+LEAST_COVERAGE = 0.2
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
 # A follow-up that picks among the papers it refers to ("Which of those ...?", "Which one ...?").
@@ -265,7 +269,11 @@ def answer_stream(
         if question_kind(query) is Kind.LIST:
             floor = max(settings.list_relevance_floor, best * settings.list_relative_relevance)
         relevant = (
-            [h for i, h in enumerate(hits) if i == 0 or h.relevance >= floor]  # best one kept
+            [  # the best-ranked one is kept
+                h
+                for i, h in enumerate(hits)
+                if i == 0 or (h.relevance >= floor and _covers(index, query, h, LEAST_COVERAGE))
+            ]
             if decision.answerable
             else []
         )
@@ -423,6 +431,14 @@ def _with_covering_papers(
             and term_coverage(index, terms, h.paper.id) >= LIST_COVERAGE
         )
     ]
+
+
+def _covers(index: Index, query: str, hit: Hit, share: float) -> bool:
+    """Whether `hit`'s paper holds at least `share` of the question's distinctive terms."""
+    from rag.abstention import question_terms, term_coverage
+
+    terms = question_terms(index, query)
+    return not terms or term_coverage(index, terms, hit.paper.id) >= share
 
 
 def _join(first: str | None, second: str) -> str:

@@ -116,6 +116,17 @@ def test_they_after_a_list_means_every_paper_of_the_list(real_seed_index: Index)
 
 
 @pytest.mark.slow
+def test_a_paper_with_none_of_the_questions_words_is_not_part_of_the_answer(
+    real_seed_index: Index,
+) -> None:
+    # MePo's abstract sits closest in cosine to "What is OSPC?" but never names it.
+    result = answer(
+        real_seed_index, "What is OSPC?", settings=real_seed_index.settings, backend=None
+    )
+    assert first_authors(result) == ["Valentyn Melnychuk"], result.answer
+
+
+@pytest.mark.slow
 def test_an_off_topic_question_after_an_on_topic_one_abstains(real_seed_index: Index) -> None:
     first, off = chat(
         real_seed_index,
