@@ -59,6 +59,13 @@ _PLURAL_REF = re.compile(
     r"|\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)",
     re.IGNORECASE,
 )
+# "Which one ...?", "Which of them/those ...?": a choice among the papers just cited, however
+# long the question.
+_PICKS = re.compile(
+    r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
+    r"|\bwhich\s+of\s+(?:them|those|these|the\s+(?:two|three|four|five)|both)\b",
+    re.IGNORECASE,
+)
 # "Is it true that ...", "it is known that ...": an "it" that refers to nothing.
 _EXPLETIVE_IT = re.compile(
     r"\b(?:(?:is|was)\s+it|it\s+(?:is|was)|it's)\s+(?:\w+\s+)?(?:true|possible|known|"
@@ -202,6 +209,8 @@ def depends_on_history(question: str) -> bool:
     """
     text = _EXPLETIVE_IT.sub(" ", question)
     if _ORDINAL_REF.search(text) or _NUMBER_REF.search(text):
+        return True
+    if _PICKS.search(text):  # "Which one doesn't need ...?": a choice among the last papers
         return True
     short = len(content_stems(text)) <= _SHORT
     if short and (_PLURAL_REF.search(text) or _SINGULAR_REF.search(text)):

@@ -62,6 +62,9 @@ def test_the_second_one_is_the_paper_cited_second() -> None:
         ("what does [1] evaluate on?", (ALPHA,)),
         ("how does it work?", (ALPHA,)),
         ("which data did they use?", (ALPHA, BETA)),
+        # A choice among the papers just cited, however long the question.
+        ("Which one doesn't need labelled molecules from the target domain?", (ALPHA, BETA)),
+        ("Which of them was evaluated on a citation network benchmark?", (ALPHA, BETA)),
     ],
 )
 def test_references_resolve_to_the_cited_papers(question: str, expected: tuple[Paper, ...]) -> None:
@@ -197,3 +200,17 @@ def test_follow_up_in_the_chat_cites_the_second_paper(
     assert 'href="#source-1"' in history[-1]["content"]
     assert cards.count('class="source-card"') == 1
     assert second.citation_key in cards
+
+
+def test_a_listed_answer_in_the_chat_is_read_line_by_line() -> None:
+    # The chat keeps a "which papers" answer as one "- " line per paper; "[2]" is the second.
+    history = [
+        {"role": "user", "content": "Which papers propose models?"},
+        {
+            "role": "assistant",
+            "content": "- AlphaNet is a model for graphs [1].\n- BetaGAN generates molecules [2].",
+        },
+    ]
+    found = {"AlphaNet is a model for graphs.": ALPHA, "BetaGAN generates molecules.": BETA}
+    result = rule_rewrite("what do they generate?", to_turns(history), found.get)
+    assert result.papers == (ALPHA, BETA)
