@@ -36,6 +36,7 @@ _QUESTION_WORDS = """
     find found findings result results help helps kind kinds way ways give gives
     mean means thing things lot handle handled make made recent recently current currently
     approach approaches method methods propose proposed main idea ideas
+    ok okay hmm thanks thank hi hello hey yes yeah cool great sure so well
 """
 QUESTION_STEMS = frozenset(content_stems(" ".join(_QUESTION_WORDS.split())))
 
