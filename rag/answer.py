@@ -20,10 +20,12 @@ from rag.backends.base import Backend, Prompt
 from rag.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.compose import Kind, compose, question_kind
 from rag.condense import Condensed, condense
+from rag.discourse import standalone
 from rag.errors import BackendError
 from rag.evidence import Evidence, select_evidence
 from rag.index import Index
 from rag.language import can_translate, detect_language, drawn_from_english, translate
+from rag.naming import method_name, speaker
 from rag.records import Hit, Paper
 from rag.relevance import RelevanceCheck
 from rag.retrieve import Filters, best_passages, search
@@ -310,6 +312,7 @@ def answer_stream(
         return checker.check(labels.sub("", sentence, count=1))
 
     def show(checked: CheckedSentence, bullet: bool = False) -> Iterator[str]:
+        checked = _made_standalone(checked, render.by_source, checker)
         if checked.supported and not relevance.relevant(checked.text):
             # Supported by its paper, but not about what was asked: not shown.
             render.reject(checked, "off_question")
@@ -433,6 +436,26 @@ def _with_covering_papers(
     ]
 
 
+def _made_standalone(
+    checked: CheckedSentence, by_source: dict[int, Evidence], checker: CitationChecker
+) -> CheckedSentence:
+    """Return a model sentence of one source with the abstract's lost openers removed and "we"
+    named ("To address this, we propose ..." → "Ju et al. (ICGNN) propose ..."), as the
+    composer shows abstract sentences, when the citation check still passes it; else as it was.
+    """
+    if not checked.supported or len(checked.sources) != 1 or checked.sources[0] not in by_source:
+        return checked
+    n = checked.sources[0]
+    who, plural = speaker(by_source[n].hit.paper)
+    text = standalone(checked.text, who, plural).text
+    if text == checked.text:
+        return checked
+    again = checker.check(f"{text} [{n}]")
+    if not (again.supported and again.sources == (n,)):
+        return checked
+    return replace(again, attributed=checked.attributed)
+
+
 def _covers(index: Index, query: str, hit: Hit, share: float) -> bool:
     """Whether `hit`'s paper holds at least `share` of the question's distinctive terms."""
     from rag.abstention import question_terms, term_coverage
@@ -447,8 +470,13 @@ def _join(first: str | None, second: str) -> str:
 
 
 def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:
-    """Return a pattern for a sentence that starts like a source line: "[1] Ju et al.: "."""
-    labels = sorted({ev.hit.paper.label for ev in evidence if ev.hit.paper.label}, key=len)
+    """Return a pattern for a sentence that starts like a source line: "[1] Ju et al.: ", or
+    with the paper's method name: "ICGNN: "."""
+    labels = sorted(
+        {ev.hit.paper.label for ev in evidence if ev.hit.paper.label}
+        | {m for ev in evidence if (m := method_name(ev.hit.paper.abstract))},  # "ICGNN: ..."
+        key=len,
+    )
     names = "|".join(re.escape(label) for label in reversed(labels))
     name = rf"(?:{names}|source\s*\d+)" if names else r"source\s*\d+"
     return re.compile(rf"^\s*(?:\[\d+\]\s*)?{name}\s*:\s*", re.IGNORECASE)

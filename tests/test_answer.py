@@ -114,6 +114,22 @@ def test_sentence_without_marker_is_attributed_when_supported(
     assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
 
 
+def test_a_model_sentence_is_made_standalone_like_a_quoted_one(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(
+        "ICGNN: To address this, in this paper we propose a novel approach called ICGNN that "
+        "harnesses the structure information of the graph to effectively alleviate the "
+        "challenges posed by noisy labels [{Ju}]."
+    )
+    result = run(seeded, fake_settings, llm)
+    first = synthesis(result)
+    assert first.startswith("Ju et al. propose a novel approach called ICGNN"), first
+    assert "To address this" not in first and first.endswith("[1].")
+    assert model_sentences(result)[0]["reason"] == "supported"
+
+
 def test_the_synthesis_is_followed_by_one_line_per_other_paper(
     seeded: Index, fake_settings: Settings
 ) -> None:
