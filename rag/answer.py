@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from rag import prompts
-from rag.abstention import decide
+from rag.abstention import decide, question_terms, term_coverage
 from rag.backends.base import Backend, Prompt
 from rag.citations import CheckedSentence, CitationChecker, PromptLeakDetector
-from rag.compose import Kind, compose, question_kind
+from rag.compose import Kind, checked_as_cited, compose, question_kind
 from rag.condense import Condensed, condense
 from rag.discourse import standalone
 from rag.errors import BackendError
@@ -270,17 +270,21 @@ def answer_stream(
         floor = best * settings.relative_relevance
         if question_kind(query) is Kind.LIST:
             floor = max(settings.list_relevance_floor, best * settings.list_relative_relevance)
+        # The share of the question's distinctive terms each retrieved paper holds.
+        terms = question_terms(index, query) if decision.answerable else []
+        coverage = {h.paper.id: term_coverage(index, terms, h.paper.id) for h in hits}
         relevant = (
             [  # the best-ranked one is kept
                 h
                 for i, h in enumerate(hits)
-                if i == 0 or (h.relevance >= floor and _covers(index, query, h, LEAST_COVERAGE))
+                if i == 0
+                or (h.relevance >= floor and (not terms or coverage[h.paper.id] >= LEAST_COVERAGE))
             ]
             if decision.answerable
             else []
         )
         if relevant and question_kind(query) is Kind.LIST:
-            relevant = _with_covering_papers(index, query, hits, relevant)
+            relevant = _with_covering_papers(hits, relevant, coverage)
     answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(index.embedder, query, relevant, settings.evidence_sentences)
     if not evidence:
@@ -411,7 +415,7 @@ def _relevance_check(
 
 
 def _with_covering_papers(
-    index: Index, query: str, hits: list[Hit], relevant: list[Hit]
+    hits: list[Hit], relevant: list[Hit], coverage: dict[str, float]
 ) -> list[Hit]:
     """Return `relevant` plus the papers whose text holds the "which papers" question's terms.
 
@@ -419,20 +423,15 @@ def _with_covering_papers(
     its abstract is about something more specific; a "which papers" answer lists it too when it
     contains most of the question's distinctive vocabulary (`LIST_COVERAGE`) and is not far off
     topic (`LIST_COVERAGE_FLOOR`). Fitted on half of the labelled "which papers" questions
-    (bench/list_coverage.py, bench/results/list_coverage.md).
+    (bench/list_coverage.py, bench/results/list_coverage.md). `coverage` holds each hit's
+    share of the terms.
     """
-    from rag.abstention import question_terms, term_coverage
-
-    terms = question_terms(index, query)
     kept = {h.paper.id for h in relevant}
     return [
         h
         for h in hits
         if h.paper.id in kept
-        or (
-            h.relevance >= LIST_COVERAGE_FLOOR
-            and term_coverage(index, terms, h.paper.id) >= LIST_COVERAGE
-        )
+        or (h.relevance >= LIST_COVERAGE_FLOOR and coverage[h.paper.id] >= LIST_COVERAGE)
     ]
 
 
@@ -450,18 +449,8 @@ def _made_standalone(
     text = standalone(checked.text, who, plural).text
     if text == checked.text:
         return checked
-    again = checker.check(f"{text} [{n}]")
-    if not (again.supported and again.sources == (n,)):
-        return checked
-    return replace(again, attributed=checked.attributed)
-
-
-def _covers(index: Index, query: str, hit: Hit, share: float) -> bool:
-    """Whether `hit`'s paper holds at least `share` of the question's distinctive terms."""
-    from rag.abstention import question_terms, term_coverage
-
-    terms = question_terms(index, query)
-    return not terms or term_coverage(index, terms, hit.paper.id) >= share
+    again = checked_as_cited(text, n, checker)
+    return checked if again is None else replace(again, attributed=checked.attributed)
 
 
 def _join(first: str | None, second: str) -> str:
