@@ -32,7 +32,7 @@ def _spelled_out(words: list[str], acronym: str) -> list[str] | None:
     for word in reversed(words):
         if i < 0:
             break
-        parts = [p for p in re.split(r"[-]", word) if p]
+        parts = [p for p in word.split("-") if p]
         initials = [p[0].lower() for p in parts]
         # "physics-informed" may stand for one letter (P) or two (PI).
         if len(initials) > 1 and initials == letters[i - len(initials) + 1 : i + 1]:

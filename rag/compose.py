@@ -223,6 +223,12 @@ def choose(
     return best[1] if best else None
 
 
+def checked_as_cited(text: str, n: int, checker: CitationChecker) -> CheckedSentence | None:
+    """Return the check of `text` cited as `[n]` when it passes with that source alone."""
+    checked = checker.check(f"{text} [{n}]")
+    return checked if checked.supported and checked.sources == (n,) else None
+
+
 def shown_form(choice: Choice, ev: Evidence, checker: CitationChecker) -> CheckedSentence:
     """Return the chosen sentence as shown: standalone and named, if the check still passes.
 
@@ -237,8 +243,8 @@ def shown_form(choice: Choice, ev: Evidence, checker: CitationChecker) -> Checke
         forms.append(f"{who}: {bare}")
     forms.append(bare)
     for text in forms:
-        checked = checker.check(f"{text} [{ev.n}]")
-        if checked.supported and checked.sources == (ev.n,):
+        checked = checked_as_cited(text, ev.n, checker)
+        if checked is not None:
             return checked
     return CheckedSentence(
         choice.sentence, (ev.n,), 1.0, True, False, (choice.sentence,), reason="quoted"
