@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from rag.chroma_client import ChromaServer, embedded_client
+from rag.chroma_reader import ReaderUnavailable, ReadOnlyClient
 from rag.errors import IndexMismatchError, IndexNotFoundError
 from rag.records import Paper
 
@@ -39,14 +40,21 @@ def embedded_index_exists(index_dir: Path) -> bool:
 
 
 def _client(index_dir: Path, server: ChromaServer | None, create: bool) -> Any:
+    """Return a client: a server's, Chroma's engine read-only, or `chromadb.PersistentClient`."""
     if server:
         return server.connect()
-    if not create and not embedded_index_exists(index_dir):
+    if create:
+        return embedded_client(index_dir)
+    if not embedded_index_exists(index_dir):
         raise IndexNotFoundError(
             f"No index at {index_dir}: run `rag ingest seeds/` first "
             "(or pass --index / set RAG_INDEX_DIR)."
         )
-    return embedded_client(index_dir)
+    try:
+        return ReadOnlyClient(index_dir)
+    except ReaderUnavailable as exc:
+        log.debug("reading %s through chromadb's client: %s", index_dir, exc)
+        return embedded_client(index_dir)
 
 
 def _scalar_metadata(paper: Paper) -> dict[str, str | int | bool]:
@@ -79,9 +87,10 @@ class ChromaStore:
     ) -> None:
         self.location = server.where if server else str(index_dir)
         self.embedded = server is None
+        self._dir = index_dir
         self._client = _client(index_dir, server, create)
         meta = {"hnsw:space": "cosine", "embedding_model": model_name, "dimension": dim}
-        names = (f"{collection}_chunks", f"{collection}_papers")
+        self._names = names = (f"{collection}_chunks", f"{collection}_papers")
         if create:
             self.chunks, self.papers = (
                 self._client.get_or_create_collection(n, metadata=meta, embedding_function=None)
@@ -112,11 +121,11 @@ class ChromaStore:
 
         The next client for the same folder then reads the files afresh.
         """
-        from chromadb.api.shared_system_client import SharedSystemClient
-
         identifier = getattr(self._client, "_identifier", None)
         if not self.embedded or identifier is None:
-            return
+            return  # a server's client, or the read-only engine (freed with this store)
+        from chromadb.api.shared_system_client import SharedSystemClient
+
         SharedSystemClient._identifier_to_system.pop(identifier, None)
         SharedSystemClient._identifier_to_refcount.pop(identifier, None)
 
@@ -204,8 +213,18 @@ class ChromaStore:
         ]
 
     # -- writing
+    def _writable(self) -> None:
+        """Before the first write of a store opened read-only, switch to Chroma's client."""
+        if isinstance(self._client, ReadOnlyClient):
+            self._client = embedded_client(self._dir)
+            self.chunks, self.papers = (
+                self._client.get_collection(n, embedding_function=None) for n in self._names
+            )
+
     def _batched(self, n: int) -> Iterator[slice]:
+        """Slices of at most `max_batch` rows, for writing (a store read-only switches first)."""
         for start in range(0, n, self.max_batch):
+            self._writable()
             yield slice(start, start + self.max_batch)
 
     def add(

@@ -1,5 +1,5 @@
 """Start-up: help, error paths, a re-ingest that embeds nothing, and every query command never
-load torch (queries are embedded by ONNX Runtime)."""
+load torch (queries are embedded by ONNX Runtime) nor Chroma's Python client."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ for args in {commands!r}:
     result = CliRunner().invoke(cli, args)
     results.append([result.exit_code, result.output])
 heavy = sorted(m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules)
-print(json.dumps({{"results": results, "heavy": heavy}}))
+print(json.dumps({{"results": results, "heavy": heavy, "chromadb": "chromadb" in sys.modules}}))
 """
 
 
@@ -162,6 +162,7 @@ def test_query_commands_import_no_torch(real_seed_index: Index, tmp_path: Path) 
     assert "Papers like" in similar[1] and "@misc{ju_icgnn," in show[1]
     assert "40 papers" in listing[1]
     assert out["heavy"] == []
+    assert out["chromadb"] is False  # read through Chroma's engine (rag.chroma_reader)
 
 
 @pytest.mark.slow
