@@ -7,7 +7,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.answer import Answer, answer_stream
 from rag.backends.base import Backend, get_backend
 from rag.embedding import Embedder
 from rag.index import Index
@@ -18,6 +17,7 @@ from rag.settings import Settings, load_settings
 from rag.store import embedded_index_exists
 
 if TYPE_CHECKING:
+    from rag.answer import Answer
     from rag.claims import CitedDraft, ClaimSupport
 
 _OPEN: dict[tuple[str, ...], Index] = {}
@@ -128,6 +128,8 @@ def ask_stream(
     `history` is the conversation so far ((question, Answer) pairs or chat messages): a
     follow-up question is rewritten into a standalone one before retrieval.
     """
+    from rag.answer import answer_stream  # not imported by `search`: about 0.1 s cold
+
     index = index or open_index(settings)
     settings = settings or index.settings
     if isinstance(backend, str):
@@ -146,6 +148,8 @@ def ask_stream(
 
 def ask(question: str, **kwargs: object) -> Answer:
     """Return the checked `Answer` to `question` (same arguments as `ask_stream`)."""
+    from rag.answer import Answer
+
     for event in ask_stream(question, **kwargs):  # type: ignore[arg-type]
         if isinstance(event, Answer):
             return event
