@@ -286,7 +286,9 @@ def answer_stream(
         if relevant and question_kind(query) is Kind.LIST:
             relevant = _with_covering_papers(hits, relevant, coverage)
     answerability = None if decision is None else round(decision.probability, 4)
-    evidence = select_evidence(index.embedder, query, relevant, settings.evidence_sentences)
+    evidence = select_evidence(
+        index.sentence_embedder, query, relevant, settings.evidence_sentences
+    )
     if not evidence:
         yield prompts.ABSTAIN
         timings["total_s"] = time.perf_counter() - t0

@@ -281,7 +281,7 @@ class _Scorer:
         todo = [p for pid, p in papers.items() if pid not in self._local]
         per = [split_sentences(p.abstract) or [p.abstract] for p in todo]
         flat = [s for sentences in per for s in sentences]
-        vectors = self.index.embedder.embed(flat) if flat else np.zeros((0, 1))
+        vectors = self.index.sentence_embedder.embed(flat) if flat else np.zeros((0, 1))
         offset = 0
         for paper, sentences in zip(todo, per, strict=True):
             entry = (sentences, vectors[offset : offset + len(sentences)])

@@ -27,6 +27,8 @@ from rag.lexical import BM25Index, fingerprint
 from rag.records import Paper
 from rag.settings import Settings
 from rag.store import ChromaStore
+from rag.vector_cache import FILE as SENTENCE_VECTORS
+from rag.vector_cache import CachedEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,7 @@ class Index:
         self._embedder = embedder
         self._ingest_embedder = embedder  # a given embedder (tests) does both
         self._embedder_lock = threading.Lock()
+        self._sentence_embedder: Embedder | None = None
         self._dim: int | None = None
         if embedder is not None:
             name, dim = embedder.name, embedder.dim
@@ -89,6 +92,17 @@ class Index:
                     )
                 )
             return self._embedder
+
+    @property
+    def sentence_embedder(self) -> Embedder:
+        """The query embedder, with the vectors of abstract sentences kept in the index folder.
+
+        For texts that recur across processes: the sentences `cite` and `ask` choose from
+        (`rag.vector_cache`); questions and claims go to `embedder`.
+        """
+        if self._sentence_embedder is None:
+            self._sentence_embedder = CachedEmbedder(self.embedder, self.dir / SENTENCE_VECTORS)
+        return self._sentence_embedder
 
     @property
     def ingest_embedder(self) -> Embedder:
