@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from pathlib import Path
 
@@ -24,9 +25,10 @@ from rag.errors import ConfigError
 log = logging.getLogger(__name__)
 
 BATCH = 32  # texts per run: sorted by length first, so a batch pads to similar lengths
-# One thread per run: on a 2-core machine shared with other work, two threads stalled queries
-# (bench/retrieval.py, with torch), and ONNX Runtime's spinning threads burn the other core.
-THREADS = 1
+# Intra-op threads, not spinning: embedding 80 abstract sentences on 2 cores took 0.97 s with 2
+# threads against 1.67 s with one, and beside a busy process 1.62 s with either; spinning
+# threads were slower there (1.88 s) and burn the other core (bench/results/onnx_threads.md).
+THREADS = min(4, os.cpu_count() or 1)
 
 
 class OnnxEmbedder:
@@ -66,6 +68,7 @@ class OnnxEmbedder:
         self._tokenizer = tokenizer
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = THREADS
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # warnings about unused initializers are noise here
         self._session = onnxruntime.InferenceSession(
