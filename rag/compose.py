@@ -46,7 +46,11 @@ _LIST = re.compile(
     r"|any(?:thing)?\s+(?:(?:papers?|work|studies|research)\s+)?(?:on|about)\b"
     r"|(?:papers?|works?|studies)\s+(?:on|about|that|which|dealing|using|with)\b"
     r"|(?:list|find|show)\s+(?:me\s+)?(?:the\s+|all\s+)?papers\b"
-    r"|what\s+do\s+(?:the\s+)?papers\s+say\b)",
+    r"|what\s+do\s+(?:the\s+)?papers\s+say\b"
+    # "What is new in fairness?", "What's recent on federated learning?": a survey question
+    r"|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:new|recent|latest)\s*(?:[?.]|$|(?:in|on|about|for|with)\b)"
+    r"|(?:recent|latest|new)\s+(?:papers?|works?|studies|research|results|advances)\s+"
+    r"(?:on|in|about)\b)",
     re.IGNORECASE,
 )
 _DATASET = re.compile(
