@@ -49,6 +49,7 @@ from rag import claims as citing  # noqa: E402
 from rag import stance  # noqa: E402
 from rag.index import Index  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.vector_cache import FILE as SENTENCE_VECTORS  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 READ = 8  # sentences per candidate recorded; fewer are tried when choosing
@@ -131,8 +132,10 @@ def run_cite(index: Index, claims: list[stance_data.Claim], judge: Any) -> tuple
     """Run `rag.cite` on each claim; return what it offered and the seconds each took."""
     results, seconds = {}, []
     citing.cite(index, "warm-up claim about cells", judge=judge)
-    # Both runs pay for embedding the abstracts' sentences: the cache starts empty each time.
+    # Both runs pay for embedding the abstracts' sentences: the caches start empty each time
+    # (the process's, and the sentence vectors stored in the index folder).
     citing._SENTENCE_CACHE.clear()
+    (index.dir / SENTENCE_VECTORS).unlink(missing_ok=True)
     for claim in claims:
         t0 = time.perf_counter()
         found = citing.cite(index, claim.text, judge=judge)
