@@ -155,6 +155,10 @@ def train(pairs: list[tuple[str, str, int]], args: argparse.Namespace) -> Any:
     optimizer = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
     steps = args.epochs * ((len(pairs) + args.batch - 1) // args.batch)
     schedule = get_linear_schedule_with_warmup(optimizer, int(0.1 * steps), steps)
+    # --balanced: each label weighs the same in the loss whatever its share of the pairs
+    # (neither pairs are 70% of the set).
+    counts = torch.bincount(torch.tensor([y for *_, y in pairs]), minlength=len(LABELS))
+    weights = counts.sum() / (len(LABELS) * counts.clamp(min=1)).float() if args.balanced else None
     rng = random.Random(args.seed)
     step, started = 0, time.perf_counter()
     for epoch in range(args.epochs):
@@ -168,7 +172,7 @@ def train(pairs: list[tuple[str, str, int]], args: argparse.Namespace) -> Any:
                 return_tensors="pt",
             )
             labels = torch.tensor([y for _, _, y in batch])
-            loss = net(**encoded, labels=labels).loss
+            loss = torch.nn.functional.cross_entropy(net(**encoded).logits, labels, weight=weights)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(trainable, 1.0)
             optimizer.step()
@@ -235,6 +239,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--no-augment", action="store_true", help="Do not add negated claims.")
+    parser.add_argument("--balanced", action="store_true", help="Weigh the labels equally.")
     parser.add_argument("--out", type=Path, default=MODEL_DIR, help="Folder for the model files.")
     parser.add_argument("--work", type=Path, default=Path("/tmp/rag-stance"), help="Scratch.")
     args = parser.parse_args()
