@@ -24,6 +24,14 @@ from rag.chroma_client import DEFAULT_DATABASE, DEFAULT_TENANT
 SQLITE_FILE = "chroma.sqlite3"
 
 
+_FIELDS = ("ids", "embeddings", "documents", "metadatas")  # what chromadb's results hold
+
+
+def _fields(response: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """The engine's response as the dict `chromadb.Collection.get` / `query` returns."""
+    return {name: getattr(response, name) for name in names}
+
+
 class ReaderUnavailable(RuntimeError):
     """The engine cannot open this index read-only here: use Chroma's client instead."""
 
@@ -59,12 +67,7 @@ class ReadOnlyCollection:
             DEFAULT_TENANT,
             DEFAULT_DATABASE,
         )
-        return {
-            "ids": got.ids,
-            "embeddings": got.embeddings,
-            "documents": got.documents,
-            "metadatas": got.metadatas,
-        }
+        return _fields(got, _FIELDS)
 
     def query(
         self,
@@ -84,13 +87,7 @@ class ReadOnlyCollection:
             DEFAULT_TENANT,
             DEFAULT_DATABASE,
         )
-        return {
-            "ids": got.ids,
-            "embeddings": got.embeddings,
-            "documents": got.documents,
-            "metadatas": got.metadatas,
-            "distances": got.distances,
-        }
+        return _fields(got, (*_FIELDS, "distances"))
 
 
 class ReadOnlyClient:
