@@ -54,15 +54,17 @@ _NUMBER_REF = re.compile(
 _SINGULAR_REF = re.compile(
     rf"\b(?:(?:this|that|the)\s+{_NOUN}|it|its|itself)\b(?!\s*\[)", re.IGNORECASE
 )
+# "Which one ...?" (not "which one of the methods"): a choice among the papers just cited.
+_WHICH_ONE = r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
 _PLURAL_REF = re.compile(
     rf"\b(?:they|them|their|theirs|these|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
-    r"|\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)",
+    rf"|{_WHICH_ONE}",
     re.IGNORECASE,
 )
 # "Which one ...?", "Which of them/those ...?": a choice among the papers just cited, however
 # long the question.
 _PICKS = re.compile(
-    r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
+    rf"{_WHICH_ONE}"
     r"|\bwhich\s+of\s+(?:them|those|these|the\s+(?:two|three|four|five)|both)\b",
     re.IGNORECASE,
 )
