@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from rag.acronyms import definitions
-from rag.citations import STOPWORDS
+from rag.citations import CHAT_WORDS, STOPWORDS
 from rag.index import Index
 from rag.records import Hit
 
@@ -70,8 +70,8 @@ _ASKING = frozenset(
     gist overview summary summarize main point insight insights now different another next
     switch switching change subject instead also else wondering curious
     best good better top popular favourite favorite recommend recommended
-    ok okay hmm thanks thank hi hello hey yes yeah cool great sure so well
     """.split()  # noqa: SIM905  # a word list reads better as text
+    + CHAT_WORDS.split()
 )
 
 

@@ -54,6 +54,9 @@ _STOPWORD_TEXT = """
     method methods approach approaches work authors study propose proposes proposed show
     shows use uses used using based new novel"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# Words of conversation, not of content ("ok, thanks, anything on auctions?"): left out of a
+# question's terms by the abstention (`rag/abstention.py`) and the relevance check alike.
+CHAT_WORDS = "ok okay hmm thanks thank hi hello hey yes yeah cool great sure so well"
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rag.citations import content_stems
+from rag.citations import CHAT_WORDS, content_stems
 from rag.embedding import Embedder
 
 TERM_WEIGHT = 2.0
@@ -36,9 +36,8 @@ _QUESTION_WORDS = """
     find found findings result results help helps kind kinds way ways give gives
     mean means thing things lot handle handled make made recent recently current currently
     approach approaches method methods propose proposed main idea ideas
-    ok okay hmm thanks thank hi hello hey yes yeah cool great sure so well
 """
-QUESTION_STEMS = frozenset(content_stems(" ".join(_QUESTION_WORDS.split())))
+QUESTION_STEMS = frozenset(content_stems(" ".join([*_QUESTION_WORDS.split(), CHAT_WORDS])))
 
 
 def question_terms(question: str) -> list[str]:
