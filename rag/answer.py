@@ -250,6 +250,7 @@ def answer_stream(
         )
         timings["condense_s"] = time.perf_counter() - t0
     query = condensed.question
+    kind = question_kind(query)
     standalone = query if query != question else None
     hits = search(index, query, k=k, retriever=retriever or settings.retriever, filters=filters)
     timings["retrieve_s"] = time.perf_counter() - t0
@@ -268,7 +269,7 @@ def answer_stream(
         best = max((h.relevance for h in hits), default=0.0)
         # How many papers follows the evidence: a "which papers" question has its own cut.
         floor = best * settings.relative_relevance
-        if question_kind(query) is Kind.LIST:
+        if kind is Kind.LIST:
             floor = max(settings.list_relevance_floor, best * settings.list_relative_relevance)
         # The share of the question's distinctive terms each retrieved paper holds.
         terms = question_terms(index, query) if decision.answerable else []
@@ -283,7 +284,7 @@ def answer_stream(
             if decision.answerable
             else []
         )
-        if relevant and question_kind(query) is Kind.LIST:
+        if relevant and kind is Kind.LIST:
             relevant = _with_covering_papers(hits, relevant, coverage)
     answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(
@@ -308,7 +309,6 @@ def answer_stream(
     relevance = _relevance_check(index, query, evidence, settings)
     render = _Renderer(evidence, settings.unsupported)
     timings["evidence_s"] = time.perf_counter() - t0
-    kind = question_kind(query)
     bullets = kind is Kind.LIST
 
     labels = _label_prefix(evidence)
