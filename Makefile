@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --no-cache-dir -e '.[dev]'
 	# The ONNX export of the embedding model, so that no query command needs torch (a failure
 	# is not fatal: the first query makes it, or falls back to sentence-transformers).
-	-$(BIN)/python -m rag.onnx_export
+	-$(BIN)/python -m rag.index.onnx_export
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -12,6 +12,7 @@ Heavy libraries load on first use, so importing `rag` is cheap.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 __all__ = [
@@ -40,10 +41,10 @@ __all__ = [
 ]
 
 _WHERE = {
-    "Answer": "rag.answer",
-    "EvalResult": "rag._evaluate",
-    "evaluate": "rag._evaluate",
-    "Filters": "rag.retrieve",
+    "Answer": "rag.answer.pipeline",
+    "EvalResult": "rag.evaluation",
+    "evaluate": "rag.evaluation",
+    "Filters": "rag.index.retrieve",
     "Hit": "rag.records",
     "Paper": "rag.records",
     "RagError": "rag.errors",
@@ -51,10 +52,17 @@ _WHERE = {
     "load_settings": "rag.settings",
 }
 
+# `rag.ingest` and `rag.cite` name both a function of the API and a stage package. Python sets
+# a package's attribute to its subpackage when that is first imported, which would hide the
+# function; so the two packages (docstrings only, nothing to load) are imported here, once, and
+# their attributes dropped: later imports of `rag.ingest.*` find them in `sys.modules` and leave
+# the attribute alone, and `__getattr__` below gives the function.
+for _stage in ("ingest", "cite"):
+    importlib.import_module(f"rag.{_stage}")
+    del globals()[_stage]
+
 
 def __getattr__(name: str) -> Any:
-    import importlib
-
     if name in _WHERE:
         return getattr(importlib.import_module(_WHERE[name]), name)
     if name in __all__:

@@ -7,18 +7,19 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.backends.base import Backend, get_backend
-from rag.embedding import Embedder
-from rag.index import Index
+from rag.backends.base import Backend
+from rag.backends.registry import get_backend
+from rag.index.embedding import Embedder
+from rag.index.paper_index import Index
+from rag.index.retrieve import Filters
+from rag.index.retrieve import search as _search
+from rag.index.store import embedded_index_exists
 from rag.records import Hit, IngestReport, Paper
-from rag.retrieve import Filters
-from rag.retrieve import search as _search
 from rag.settings import Settings, load_settings
-from rag.store import embedded_index_exists
 
 if TYPE_CHECKING:
-    from rag.answer import Answer
-    from rag.claims import CitedDraft, ClaimSupport
+    from rag.answer.pipeline import Answer
+    from rag.cite.claims import CitedDraft, ClaimSupport
 
 _OPEN: dict[tuple[str, ...], Index] = {}
 _BACKENDS: dict[tuple[str, ...], Backend] = {}
@@ -83,7 +84,7 @@ def ingest(
     The files are read first: when nothing in them can be read and there is no index yet,
     none is created (and no model is loaded) just to report that.
     """
-    from rag._ingest import read_files, store_files
+    from rag.ingest.pipeline import read_files, store_files
 
     files = read_files(paths, fmt)
     if index is None:
@@ -104,7 +105,7 @@ def search(
     retriever: str | None = None,
     filters: Filters | None = None,
 ) -> list[Hit]:
-    """Return the best papers for `query`, best first (see `rag.retrieve.search`)."""
+    """Return the best papers for `query`, best first (see `rag.index.retrieve.search`)."""
     index = index or open_index(settings)
     return _search(
         index, query, k=k, retriever=retriever or index.settings.retriever, filters=filters
@@ -128,7 +129,7 @@ def ask_stream(
     `history` is the conversation so far ((question, Answer) pairs or chat messages): a
     follow-up question is rewritten into a standalone one before retrieval.
     """
-    from rag.answer import answer_stream  # not imported by `search`: about 0.1 s cold
+    from rag.answer.pipeline import answer_stream  # not imported by `search`: about 0.1 s cold
 
     index = index or open_index(settings)
     settings = settings or index.settings
@@ -148,7 +149,7 @@ def ask_stream(
 
 def ask(question: str, **kwargs: object) -> Answer:
     """Return the checked `Answer` to `question` (same arguments as `ask_stream`)."""
-    from rag.answer import Answer
+    from rag.answer.pipeline import Answer
 
     for event in ask_stream(question, **kwargs):  # type: ignore[arg-type]
         if isinstance(event, Answer):
@@ -171,8 +172,8 @@ def cite(
     filters: Filters | None = None,
 ) -> ClaimSupport:
     """Return the papers that support `claim`, and those that contradict it, with sentences."""
-    from rag.claims import cite as _cite
-    from rag.stance import judge_for
+    from rag.cite.claims import cite as _cite
+    from rag.stance.choose import judge_for
 
     index = index or open_index(settings)
     settings = settings or index.settings
@@ -189,8 +190,8 @@ def cite_draft(
     filters: Filters | None = None,
 ) -> CitedDraft:
     """Suggest citations for each sentence of `draft` and insert `\\cite{}` or `[@key]`."""
-    from rag.claims import cite_draft as _cite_draft
-    from rag.stance import judge_for
+    from rag.cite.claims import cite_draft as _cite_draft
+    from rag.stance.choose import judge_for
 
     index = index or open_index(settings)
     settings = settings or index.settings
@@ -202,7 +203,7 @@ def get_paper(
     key_or_id: str, *, settings: Settings | None = None, index: Index | None = None
 ) -> Paper:
     """Return the paper with this citation key or id (PaperNotFoundError otherwise)."""
-    from rag.claims import find_paper
+    from rag.cite.claims import find_paper
 
     return find_paper(index or open_index(settings), key_or_id)
 
@@ -211,8 +212,8 @@ def similar(
     key_or_id: str, *, settings: Settings | None = None, index: Index | None = None, k: int = 5
 ) -> list[Hit]:
     """Return the papers most like the one with this key or id ("more like this")."""
-    from rag._similar import similar as _similar
-    from rag.claims import find_paper
+    from rag.cite.claims import find_paper
+    from rag.cite.similar import similar as _similar
 
     index = index or open_index(settings)
     return _similar(index, find_paper(index, key_or_id), k=k)
@@ -220,7 +221,7 @@ def similar(
 
 def export(papers: Sequence[Paper], fmt: str) -> str:
     """Return a reference list: fmt is bibtex, ris, csljson or markdown."""
-    from rag._export import render
+    from rag.cite.export import render
 
     return render(papers, fmt)
 
@@ -233,8 +234,8 @@ def remove(
     Raises:
         PaperNotFoundError: a key or id is not in the index (then nothing is removed).
     """
-    from rag._ingest import remove as _remove
-    from rag.claims import find_paper
+    from rag.cite.claims import find_paper
+    from rag.ingest.pipeline import remove as _remove
 
     index = index or open_index(settings)
     papers = [find_paper(index, k) for k in keys_or_ids]

@@ -38,11 +38,11 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from pydantic import PrivateAttr
 
 from rag import api
-from rag.answer import Answer
+from rag.answer.pipeline import Answer
 from rag.backends.base import Backend, Prompt
-from rag.index import Index
+from rag.index.paper_index import Index
+from rag.index.retrieve import Filters
 from rag.records import Hit
-from rag.retrieve import Filters
 from rag.settings import Settings
 
 # Kept out of the text an LLM sees (the abstract is the node's text; these are for programs).
@@ -196,7 +196,7 @@ class BackendLLM(CustomLLM):
     ) -> None:
         super().__init__(**kwargs)
         if isinstance(backend, str):
-            from rag.backends.base import get_backend
+            from rag.backends.registry import get_backend
             from rag.settings import load_settings
 
             backend = get_backend(backend, settings or load_settings())

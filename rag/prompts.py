@@ -31,7 +31,7 @@ USER = "Question: {question}\nSources:\n{sources}"
 
 SOURCE = "[{n}] {label}: {evidence}"
 
-# Follow-up questions: rewrite into a standalone question (see rag/condense.py).
+# Follow-up questions: rewrite into a standalone question (see rag/answer/condense.py).
 CONDENSE_SYSTEM = (
     "Rewrite the follow-up question as one standalone question about research papers. "
     "Replace words such as 'it', 'they' or 'the second one' by the paper or method they mean. "
@@ -61,7 +61,7 @@ NO_SUPPORTED_SENTENCE = (
     "relevant sentences from the papers instead."
 )
 
-# Stance judged by an LLM (rag/stance_llm.py, `stance = "llm"`): one label and the sentence.
+# Stance judged by an LLM (rag/stance/llm_judge.py, `stance = "llm"`): one label and the sentence.
 STANCE_SYSTEM = (
     "You check a claim against numbered sentences from one paper's abstract. "
     "Reply with one line: SUPPORTS n, CONTRADICTS n or NEITHER, where n is the number of the "
@@ -73,7 +73,7 @@ STANCE_SYSTEM = (
 STANCE_USER = "Claim: {claim}\nSentences:\n{sentences}\nJudgement:"
 STANCE_SENTENCE = "[{n}] {sentence}"
 
-# Questions in other languages (see rag/language.py).
+# Questions in other languages (see rag/answer/language.py).
 TRANSLATE_SYSTEM = (
     "Translate the user's question about research papers into English. Keep method names, "
     "acronyms and numbers as they are. Reply with the English question only."

@@ -86,8 +86,8 @@ class Settings(BaseSettings):
         description="Least probability that the collection has a paper on the question for `ask` "
         "to answer it; the probability combines the best passage's cosine, the best paper's "
         "coverage of the question's rare terms and names, its BM25 score and its lead over the "
-        "next paper (rag/abstention.py, fitted and checked on held-out questions by "
-        "bench/abstention.py).",
+        "next paper (rag/answer/abstention.py, fitted and checked on held-out questions by "
+        "bench/answers/abstention.py).",
     )
 
     relative_relevance: float = Field(
@@ -95,21 +95,21 @@ class Settings(BaseSettings):
         ge=0.0,
         le=1.0,
         description="Papers used in an answer reach at least this share of the best relevance; "
-        "calibrated by bench/calibrate_composition.py.",
+        "calibrated by bench/answers/calibrate_composition.py.",
     )
     list_relative_relevance: float = Field(
         0.675,
         ge=0.0,
         le=1.0,
         description='relative_relevance for "which papers" questions; calibrated by '
-        "bench/calibrate_composition.py.",
+        "bench/answers/calibrate_composition.py.",
     )
     list_relevance_floor: float = Field(
         0.3,
         ge=0.0,
         le=1.0,
         description="Least relevance of a paper, after the best-ranked one, in the answer to a "
-        '"which papers" question; calibrated by bench/calibrate_composition.py.',
+        '"which papers" question; calibrated by bench/answers/calibrate_composition.py.',
     )
 
     # -- answers
@@ -127,7 +127,7 @@ class Settings(BaseSettings):
         ge=0.0,
         le=1.0,
         description="Least support score (semantic x coverage, 0 for a foreign number or name) "
-        "a cited sentence needs to be shown; calibrated by bench/calibrate.py.",
+        "a cited sentence needs to be shown; calibrated by bench/answers/calibrate.py.",
     )
     stance: Literal["model", "llm", "off"] = Field(
         "off",
@@ -138,7 +138,7 @@ class Settings(BaseSettings):
     min_question_relevance: float = Field(
         0.11,
         description="Least question-relevance score (cosine to the question + weight x share of "
-        "its terms) a shown sentence needs; calibrated by bench/calibrate_composition.py.",
+        "its terms) a shown sentence needs; calibrated by bench/answers/calibrate_composition.py.",
     )
     follow_up: Literal["rule", "llm"] = Field(
         "rule",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.index import Index
+from rag.index.paper_index import Index
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 
@@ -60,7 +60,7 @@ def seeds_copy(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def real_seed_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     """The seeds indexed once with the real bundled embedding model (slow tests)."""
-    from rag._ingest import ingest
+    from rag.ingest.pipeline import ingest
 
     folder = tmp_path_factory.mktemp("real-index")
     index = Index(Settings(index_dir=folder, backend="extractive"), create=True)

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from rag.backends import local
-from rag.backends.base import Prompt, get_backend
+from rag.backends.base import Prompt
 from rag.backends.local import LocalBackend
 from rag.backends.openai_compat import OpenAIBackend
+from rag.backends.registry import get_backend
 from rag.errors import BackendError, ConfigError
-from rag.index import Index
+from rag.index.paper_index import Index
 from rag.settings import Settings
 from tests.fakes import FakeLLM
 from tests.openai_server import FakeOpenAIServer
@@ -244,8 +245,8 @@ def test_bundled_smollm2_serves_two_threads_at_once() -> None:
 def test_answer_over_http_shows_only_checked_sentences(
     openai_server: FakeOpenAIServer, fake_index: Index, seeds_copy: Path
 ) -> None:
-    from rag._ingest import ingest
-    from rag.answer import answer
+    from rag.answer.pipeline import answer
+    from rag.ingest.pipeline import ingest
 
     ingest([seeds_copy], fake_index)
     sentence = (

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from rag.cli import EXIT_PARTIAL, cli
-from rag.index import Index
-from rag.parsers import MAX_ERRORS_PER_FILE, detect_format, iter_path, parse_path, reading
-from rag.parsers.limits import MAX_ABSTRACT_CHARS
+from rag.index.paper_index import Index
+from rag.ingest.parsers import MAX_ERRORS_PER_FILE, detect_format, iter_path, parse_path, reading
+from rag.ingest.parsers.limits import MAX_ABSTRACT_CHARS
 from rag.records import Paper
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
@@ -133,8 +133,10 @@ def test_bad_corpus_is_ingested_partially_naming_every_bad_file_and_line(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("rag.index.load_embedder", lambda *_, **__: FakeEmbedding())
-    monkeypatch.setattr("rag.index.model_dimension", lambda _: None)  # ask the fake instead
+    monkeypatch.setattr("rag.index.paper_index.load_embedder", lambda *_, **__: FakeEmbedding())
+    monkeypatch.setattr(
+        "rag.index.paper_index.model_dimension", lambda _: None
+    )  # ask the fake instead
     folder, good, bad = corpus
     runner = CliRunner()
     result = _ingest(runner, tmp_path / "idx", folder)

@@ -16,13 +16,13 @@ from typing import Any, TypeVar
 import pytest
 
 from rag import api
-from rag._ingest import ingest
-from rag.index import Index
+from rag.index.paper_index import Index
+from rag.index.retrieve import Filters
+from rag.ingest.pipeline import ingest
 from rag.records import Hit
-from rag.retrieve import Filters
 from rag.settings import Settings
+from tests.answer.test_seed_questions import QUESTIONS
 from tests.fake_embedding import FakeEmbedding
-from tests.test_seed_questions import QUESTIONS
 from tests.ui_server import SEEDS, Served, serve_seeds
 
 USERS = 20

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from rag._ingest import ingest
-from rag.index import Index
-from rag.onnx_cache import default_onnx_dir
-from rag.onnx_export import exported_folder, is_exported
+from rag.index.onnx_cache import default_onnx_dir
+from rag.index.onnx_export import exported_folder, is_exported
+from rag.index.paper_index import Index
+from rag.ingest.pipeline import ingest
 from rag.settings import Settings
 from tests.conftest import ROOT, SEEDS
 from tests.fake_embedding import FakeEmbedding
@@ -113,7 +113,7 @@ MEAN = {
 
 
 def test_the_vector_size_is_read_from_config_only_when_it_is_certain(tmp_path: Path) -> None:
-    from rag.embedding import BUNDLED_MODEL, model_dimension
+    from rag.index.model_files import BUNDLED_MODEL, model_dimension
 
     assert model_dimension(BUNDLED_MODEL) == 384
     assert model_dimension(_model_folder(tmp_path / "a", MEAN, ("Normalize",))) == 384
@@ -162,7 +162,7 @@ def test_query_commands_import_no_torch(real_seed_index: Index, tmp_path: Path) 
     assert "Papers like" in similar[1] and "@misc{ju_icgnn," in show[1]
     assert "40 papers" in listing[1]
     assert out["heavy"] == []
-    assert out["chromadb"] is False  # read through Chroma's engine (rag.chroma_reader)
+    assert out["chromadb"] is False  # read through Chroma's engine (rag.index.chroma_reader)
 
 
 @pytest.mark.slow
@@ -187,9 +187,9 @@ def test_a_query_without_an_export_makes_it_once_and_says_so(
 UI_CHILD = """
 import json, sys
 sys.path.insert(0, {root!r})
-import ui
+from rag.ui import app as ui
 from rag import api
-from rag.answer import Answer
+from rag.answer.pipeline import Answer
 from rag.settings import Settings
 settings = Settings(index_dir={index!r}, backend="extractive")
 app = ui.build_app(settings)

@@ -17,10 +17,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import ui
-from rag._ingest import ingest
-from rag.index import Index
+from rag.index.paper_index import Index
+from rag.ingest.pipeline import ingest
 from rag.settings import Settings
+from rag.ui import app as ui
 from tests.fake_embedding import FakeEmbedding
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"

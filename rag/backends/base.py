@@ -1,15 +1,10 @@
-"""The one small interface every answer backend implements, and the registry of them."""
+"""The one small interface every answer backend implements, and the prompt it takes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-from rag.errors import ConfigError
-
-if TYPE_CHECKING:
-    from rag.settings import Settings
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -51,34 +46,3 @@ class Backend(Protocol):
             BackendError: the model could not be reached, loaded or timed out.
         """
         ...
-
-
-BackendFactory = Callable[["Settings"], Backend]
-_REGISTRY: dict[str, BackendFactory] = {}
-
-
-def register(name: str) -> Callable[[BackendFactory], BackendFactory]:
-    """Register a backend factory under `name` (decorator)."""
-
-    def deco(factory: BackendFactory) -> BackendFactory:
-        _REGISTRY[name] = factory
-        return factory
-
-    return deco
-
-
-def get_backend(name: str, settings: Settings) -> Backend:
-    """Return a new backend by name.
-
-    Raises:
-        ConfigError: no backend has that name.
-    """
-    # Importing the modules registers them; heavy imports inside stay lazy until first use.
-    from rag.backends import local, openai_compat  # noqa: F401
-
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted([*_REGISTRY, "extractive"]))
-        raise ConfigError(f"Unknown backend {name!r}: choose one of {known}.") from None
-    return factory(settings)

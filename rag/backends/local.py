@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag.backends.base import Prompt, register
+from rag.backends.base import Prompt
 from rag.errors import BackendError
 
 if TYPE_CHECKING:
@@ -189,8 +189,3 @@ class LocalBackend:
                 if "context window" in str(exc):
                     hint = f"shorten the prompt (lower top_k or evidence_sentences) to fit {N_CTX}"
                 raise BackendError(f"The local model {path} failed: {exc}; {hint}.") from exc
-
-
-@register("local")
-def _make_local(settings: Settings) -> LocalBackend:
-    return LocalBackend(settings)

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from rag.backends.base import Prompt, register
+from rag.backends.base import Prompt
 from rag.errors import BackendError
 
 if TYPE_CHECKING:
@@ -205,8 +205,3 @@ class OpenAIBackend:
                 raise self._malformed("choices[0].delta.content is not text")
             if piece:
                 yield piece
-
-
-@register("openai")
-def _make_openai(settings: Settings) -> OpenAIBackend:
-    return OpenAIBackend(settings)

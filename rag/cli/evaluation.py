@@ -25,7 +25,7 @@ def eval_(
     as_json: bool,
 ) -> None:
     """Score retrieval on a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/)."""
-    from rag._evaluate import evaluate
+    from rag.evaluation import evaluate
 
     settings = settings_for(ctx)
     result = evaluate(

@@ -188,7 +188,7 @@ def make_filters(
     year_max: int | None = None,
 ) -> Any:
     """Return the `rag.Filters` of the options `filter_options` added."""
-    from rag.retrieve import Filters
+    from rag.index.retrieve import Filters
 
     return Filters(area=area, author=author, year_min=year_min, year_max=year_max)
 

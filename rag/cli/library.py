@@ -71,8 +71,8 @@ def list_(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def remove(ctx: click.Context, keys: tuple[str, ...]) -> None:
     """Remove papers (by citation key or id) from the index: Chroma and BM25 both."""
-    from rag._ingest import remove as remove_papers
-    from rag.claims import find_paper
+    from rag.cite.claims import find_paper
+    from rag.ingest.pipeline import remove as remove_papers
 
     index = index_for(ctx)
     papers = [find_paper(index, key) for key in keys]  # all known before anything goes

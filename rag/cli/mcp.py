@@ -32,7 +32,7 @@ def mcp(
     allow_write: bool,
 ) -> None:
     """Serve the library as MCP tools (stdio for desktop assistants, or --http)."""
-    from rag import mcp_server
+    from rag.mcp import server as mcp_server
 
     settings = settings_for(ctx)
     if not use_http:

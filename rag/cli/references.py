@@ -74,9 +74,9 @@ def cite(
     **filters: Any,
 ) -> None:
     """Find the papers that support CLAIM, or cite each sentence of a --draft paragraph."""
-    from rag import claims as citing
-    from rag._export import render, to_bibtex
-    from rag.stance import judge_for
+    from rag.cite import claims as citing
+    from rag.cite.export import render, to_bibtex
+    from rag.stance.choose import judge_for
 
     if bool(claim) == bool(draft):
         raise click.UsageError("Give either a CLAIM or --draft FILE.")
@@ -163,7 +163,7 @@ def _print_papers(supports: Any) -> None:
 
 def _summarize_draft(cited: Any, bib: Path | None) -> None:
     """Tell on stderr what each sentence got, so stdout stays the paragraph alone."""
-    from rag.claims import MIN_SCORE
+    from rag.cite.claims import MIN_SCORE
 
     for n, s in enumerate(cited.sentences, start=1):
         if s.supports:
@@ -198,8 +198,8 @@ def _summarize_draft(cited: Any, bib: Path | None) -> None:
 @click.pass_context
 def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
     """Show the full record of one paper (by citation key or id), and its BibTeX."""
-    from rag._export import render
-    from rag.claims import find_paper
+    from rag.cite.claims import find_paper
+    from rag.cite.export import render
 
     paper = find_paper(index_for(ctx), key_or_id)
     if fmt == "json":
@@ -243,8 +243,8 @@ def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
 @click.pass_context
 def similar(ctx: click.Context, key_or_id: str, k: int, method: str, as_json: bool) -> None:
     """List the papers most like one paper (by citation key or id)."""
-    from rag._similar import similar as nearest
-    from rag.claims import find_paper
+    from rag.cite.claims import find_paper
+    from rag.cite.similar import similar as nearest
 
     index = index_for(ctx)
     paper = find_paper(index, key_or_id)

@@ -35,6 +35,6 @@ def serve(
     if ingest_paths:
         report = api.ingest(list(ingest_paths), settings=settings, progress=True)
         click.echo(f"index: {report.added} added, {report.unchanged} unchanged", err=True)
-    import ui
+    from rag.ui import app
 
-    ui.main(settings)
+    app.main(settings)

@@ -1,0 +1,252 @@
+"""Whether the collection has a paper on a question: a decision from several signals.
+
+One cosine threshold failed short questions ("Tell me about ConPress.") that name a paper's own
+method but reach a low cosine against a 120-word passage, and passed near misses ("How does
+dropout prevent overfitting?") whose words are common in machine learning. A reader looks at
+more than that, and so does this decision:
+
+- `dense`: the cosine of the best passage among the retrieved papers;
+- `coverage`: how much of the question's distinctive vocabulary the paper that has most of it
+  among the first `COVERAGE_RANK` contains (the best-fused paper need not be the one naming
+  the question's rarest term):
+  the question's terms (stemmed as BM25 stems them, asking words such as "tell", "papers" left
+  out) weighted by their IDF over the collection, acronyms and method names (ConPress, SVD,
+  GRPO, RoPE) `NAME_WEIGHT` times more; a term the collection never uses counts fully against;
+- `lexical`: the best paper's BM25 score over the most the question's terms could give;
+- `margin`: how far the best paper's fused score stands above the fifth paper's;
+- `terms`: how many terms the question has (short questions reach lower cosines), also
+  multiplied with `dense` and with `coverage`.
+
+They are combined by a logistic regression fitted by `bench/answers/abstention.py` on labelled
+questions (seed questions and realistic chat questions that have a paper, SciFact claims over
+SciFact, off-topic and near-topic questions over the seeds, and each collection's questions
+asked of the other), and the question is answered when the probability reaches
+`Settings.min_relevance` (or, for a claim-length question, when its cosine passes the old
+gate: see `LONG_TERMS`). The coefficients below are that script's output
+(`bench/results/abstention.md` has the held-out precision and recall).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rag.answer.acronyms import definitions
+from rag.answer.citations import CHAT_WORDS, STOPWORDS
+from rag.index.paper_index import Index
+from rag.records import Hit
+
+# A question of this many terms or more reads like a claim: there the passage cosine alone is
+# telling, and the cosine gate bench/answers/calibrate.py chose (SciFact: 98.0% of answerable claims
+# answered, 98.9% of cross-domain ones abstained) also lets it be answered.
+LONG_TERMS = 6
+LONG_MIN_COSINE = 0.40
+NAME_WEIGHT = 3.0  # an acronym or method name weighs this many times a plain term of equal IDF
+COVERAGE_RANK = 2  # coverage is the best among the papers at this rank or above
+MARGIN_RANK = 5  # the margin is the best paper's fused score minus that of the paper at this rank
+BM25_K1 = 1.5  # bm25s' default: a term adds at most idf x (k1 + 1) to a paper's score
+FEATURES = ("dense", "coverage", "lexical", "margin", "terms", "dense_x_terms", "coverage_x_terms")
+# Fitted by bench/answers/abstention.py (standardised features; see bench/results/abstention.json).
+MEAN = (0.460428, 0.5112, 0.140108, 0.233413, 2.047811, 0.974761, 1.046552)
+SCALE = (0.252906, 0.342712, 0.113689, 0.131276, 0.45276, 0.617527, 0.728695)
+COEF = (2.029338, 3.05401, -0.302816, 0.408961, -0.655251, 2.538509, 0.333141)
+INTERCEPT = 1.692255
+
+_WORD = re.compile(r"(?u)\b\w\w+\b")  # bm25s' token pattern
+# Words that say how a question is asked, not what it is about.
+_ASKING = frozenset(
+    """
+    tell me about papers paper work works study studies research researchers anything any
+    something know known say says said deal deals dealing discuss discusses describe explain
+    show shows find finds found give list recent results result collection article articles
+    approach approaches method methods propose proposes proposed new novel look looking
+    literature topic topics question questions help please kind kinds sort sorts type types
+    exist exists existing current currently way ways get got idea ideas like trick tricks
+    gist overview summary summarize main point insight insights now different another next
+    switch switching change subject instead also else wondering curious
+    best good better top popular favourite favorite recommend recommended
+    """.split()  # noqa: SIM905  # a word list reads better as text
+    + CHAT_WORDS.split()
+)
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the decision looks at, for one question and its retrieved papers."""
+
+    dense: float
+    coverage: float
+    lexical: float
+    margin: float
+    terms: float  # log(1 + number of distinct terms)
+    cosine: float = 0.0  # the best passage's cosine, as the old gate read it (= dense)
+
+    @property
+    def term_count(self) -> int:
+        return round(math.expm1(self.terms))
+
+    # A long claim's cosine is telling, a short question's much less: its rare words are. The
+    # products let the model weigh each signal by the question's length.
+    @property
+    def dense_x_terms(self) -> float:
+        return self.dense * self.terms
+
+    @property
+    def coverage_x_terms(self) -> float:
+        return self.coverage * self.terms
+
+    def vector(self) -> np.ndarray:
+        return np.array([getattr(self, f) for f in FEATURES], dtype=np.float64)
+
+    def to_dict(self) -> dict[str, float]:
+        return {f: round(float(getattr(self, f)), 4) for f in (*FEATURES, "cosine")}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether to answer, with the probability the collection has a paper on the question."""
+
+    answerable: bool
+    probability: float
+    signals: Signals
+
+
+def _is_name(word: str, first: bool) -> bool:
+    """True for SVD, RoPE, ConPress, GPT-4 and capitalised words inside the question."""
+    if re.search(r"[A-Z0-9]", word[1:]):
+        return True
+    return word[0].isupper() and not first
+
+
+def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
+    """Return the question's distinct BM25 terms, each with whether it is a name."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    bm25 = index.bm25()
+    stop = set(STOPWORDS_EN) | STOPWORDS  # bm25s' list lacks "what", "do", "which"
+    terms: dict[str, bool] = {}
+    for i, match in enumerate(_WORD.finditer(question)):
+        word = match.group()
+        low = word.lower()
+        if low in stop or low in _ASKING or low.isdigit():
+            continue
+        term = bm25.stem(low)
+        terms[term] = terms.get(term, False) or _is_name(word, i == 0)
+    return list(terms.items())
+
+
+def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
+    """Return the signals of `question` over its retrieved `hits` (best first)."""
+    if not hits:
+        return Signals(0.0, 0.0, 0.0, 0.0, 0.0)
+    bm25 = index.bm25()
+    n = max(1, len(bm25))
+    best = hits[0]
+    row = bm25.position(best.paper.id)
+    terms = question_terms(index, question)
+    possible = 0.0
+    for term, _ in terms:
+        docs = bm25.documents_with(term)
+        possible += math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5)) * (BM25_K1 + 1)
+    lexical = 0.0
+    if possible > 0 and row is not None:
+        lexical = float(bm25.scores(question)[row]) / possible
+    # Against the fifth paper, not the second: a topic with two or three good papers still
+    # stands above the rest, while an off-topic question's papers are all alike.
+    fifth = hits[min(len(hits), MARGIN_RANK) - 1].score if len(hits) > 1 else 0.0
+    cosine = max(h.relevance for h in hits)
+    return Signals(
+        dense=cosine,
+        coverage=max(term_coverage(index, terms, h.paper.id) for h in hits[:COVERAGE_RANK]),
+        lexical=lexical,
+        margin=best.score - fifth,
+        terms=math.log1p(len(terms)),
+        cosine=cosine,
+    )
+
+
+def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) -> float:
+    """Return the IDF-weighted share of the question's `terms` that a paper's text contains.
+
+    Names and acronyms weigh `NAME_WEIGHT` times more; a term the collection never uses counts
+    fully against (its IDF is the highest). An acronym is held by a paper that has it in the
+    singular or plural ("LLMs", "LLM") or spells out what the collection defines it as
+    ("large language models", `rag/answer/acronyms.py`).
+    """
+    bm25 = index.bm25()
+    n = max(1, len(bm25))
+    row = bm25.position(paper_id)
+    weights, covered = 0.0, 0.0
+    for term, name in terms:
+        docs = documents_holding(index, term, name)
+        weight = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+        weight *= NAME_WEIGHT if name else 1.0
+        weights += weight
+        if row is not None and len(docs) and bool(np.any(docs == row)):
+            covered += weight
+    return covered / weights if weights else 0.0
+
+
+def documents_holding(index: Index, term: str, name: bool) -> np.ndarray:
+    """Return the BM25 rows of the papers that hold a question term (see `term_coverage`)."""
+    bm25 = index.bm25()
+    if not name:
+        return bm25.documents_with(term)
+    forms = {term, term[:-1]} if len(term) > 2 and term.endswith("s") else {term}
+    rows = [bm25.documents_with(form) for form in forms]
+    defined = _definitions(index)
+    for form in forms:
+        for words in defined.get(form, ()):
+            stems = [bm25.stem(w) for w in _WORD.findall(" ".join(words)) if w not in STOPWORDS]
+            if stems:
+                rows.append(functools.reduce(np.intersect1d, map(bm25.documents_with, stems)))
+    return np.unique(np.concatenate(rows))
+
+
+_defined: dict[str, dict[str, set[tuple[str, ...]]]] = {}
+
+
+def _definitions(index: Index) -> dict[str, set[tuple[str, ...]]]:
+    """Return the acronyms the indexed abstracts define (kept for the index's paper set)."""
+    key = index.bm25().fingerprint
+    if key not in _defined:
+        _defined.clear()
+        _defined[key] = definitions(p.abstract for p in index.papers.values())
+    return _defined[key]
+
+
+def probability(found: Signals) -> float:
+    """Return the fitted model's probability that the collection has a paper on it."""
+    z = (found.vector() - np.array(MEAN)) / np.array(SCALE)
+    logit = float(z @ np.array(COEF)) + INTERCEPT
+    return 1.0 / (1.0 + math.exp(-logit))
+
+
+def decide(index: Index, question: str, hits: list[Hit], threshold: float) -> Decision:
+    """Return whether to answer `question` from `hits`.
+
+    Answered when the probability reaches `threshold`, or when a claim-length question's best
+    passage reaches `LONG_MIN_COSINE`.
+    """
+    found = signals(index, question, hits)
+    p = probability(found) if hits else 0.0
+    return Decision(p >= threshold or long_and_close(found), p, found)
+
+
+def long_and_close(found: Signals) -> bool:
+    """Whether a question of `LONG_TERMS` terms or more has a passage past the cosine gate."""
+    return found.term_count >= LONG_TERMS and found.cosine >= LONG_MIN_COSINE
+
+
+def describe(decision: Decision) -> dict[str, Any]:
+    """Return the decision as plain data (for `ask --json` and the benchmarks)."""
+    return {
+        "answerable": decision.answerable,
+        "probability": round(decision.probability, 4),
+        **decision.signals.to_dict(),
+    }

@@ -1,0 +1,308 @@
+"""Compose the extractive answer: for each paper used, the sentence that answers the question.
+
+The question's kind decides which sentence of an abstract answers it: the method for "how" and
+"which method" questions, the finding for "what do they find" and yes/no questions, the
+contribution for "which papers" questions (one line per paper), a sentence stating the number
+or the dataset asked for. Among the sentences about the question (`rag.answer.relevance`), the one
+of the wanted role is taken; it is made to stand alone (`rag.answer.discourse`: openers that lost
+their referent removed, "we" replaced by who says it) and checked again by the citation check. When
+no abstract states the number or the dataset asked for, the answer says so and shows what the
+abstracts do say.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from rag import prompts
+from rag.answer.citations import CheckedSentence, CitationChecker, numbers
+from rag.answer.discourse import standalone
+from rag.answer.evidence import Evidence, paper_sentences
+from rag.answer.relevance import RelevanceCheck, about_score, term_share
+from rag.ingest.naming import method_name, speaker
+
+
+class Kind(StrEnum):
+    """What a question asks for."""
+
+    LIST = "list"  # which papers
+    METHOD = "method"  # how / which method
+    FINDING = "finding"  # what do they find, how much does it help
+    CLAIM = "claim"  # yes/no
+    DATASET = "dataset"  # which dataset was it evaluated on
+    NUMBER = "number"  # how many / how much faster
+    GENERAL = "general"  # tell me about X
+
+
+_LIST = re.compile(
+    r"^\s*(?:(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications)\b"
+    r"|(?:are|is)\s+there\s+(?:any\s+)?(?:other\s+)?(?:papers?|works?|studies|research)\b"
+    r"|(?:are|is)\s+there\s+any(?:thing)?\s+(?:else\s+)?(?:on|about)\b"
+    r"|do\s+you\s+have\s+(?:any(?:thing)?|papers?)\s+(?:\w+\s+)?(?:on|about)\b"
+    r"|any(?:thing)?\s+(?:(?:papers?|work|studies|research)\s+)?(?:on|about)\b"
+    r"|(?:papers?|works?|studies)\s+(?:on|about|that|which|dealing|using|with)\b"
+    r"|(?:list|find|show)\s+(?:me\s+)?(?:the\s+|all\s+)?papers\b"
+    r"|what\s+do\s+(?:the\s+)?papers\s+say\b"
+    # "What is new in fairness?", "What's recent on federated learning?": a survey question
+    r"|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:new|recent|latest)\s*(?:[?.]|$|(?:in|on|about|for|with)\b)"
+    r"|(?:recent|latest|new)\s+(?:papers?|works?|studies|research|results|advances)\s+"
+    r"(?:on|in|about)\b)",
+    re.IGNORECASE,
+)
+_DATASET = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:data\s*sets?|benchmarks?|corpora|corpus|tasks)\b"
+    r"|\b(?:evaluated|tested|trained|benchmarked)\s+on\s+what\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(
+    r"^\s*how\s+many\b|\bhow\s+much\s+(?:faster|slower|smaller|larger|bigger|less|more|memory|"
+    r"time|compute|speed\w*|accura\w*|better|worse)\b|\bby\s+how\s+much\b",
+    re.IGNORECASE,
+)
+_METHOD = re.compile(
+    r"^\s*how\s+(?:is|are|do|does|did|can|could|should|would|to)\b"
+    r"|\b(?:which|what)(?:'s|\s+is|\s+are)?\s+(?:the\s+)?(?:\w+\s+)?(?:methods?|approach(?:es)?|"
+    r"techniques?|tricks?|defen[cs]es?|strateg(?:y|ies)|algorithms?|frameworks?|"
+    r"architectures?|mechanisms?|ideas?|solutions?)\b|\bpropos\w*\b",
+    re.IGNORECASE,
+)
+_FINDING = re.compile(
+    r"\b(?:find|found|findings?|results?|show|shows|showed|conclude\w*|outcomes?|help|helps|"
+    r"improve\w*|gains?|performance|effects?|known|learn|learned)\b|^\s*how\s+(?:much|well)\b",
+    re.IGNORECASE,
+)
+_CLAIM = re.compile(
+    r"^\s*(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b", re.IGNORECASE
+)
+
+# Cues of a sentence's role in its abstract.
+_METHOD_CUE = re.compile(
+    r"\b(?:we|this\s+(?:paper|work))\s+(?:\w+ly\s+|also\s+|first\s+|further\s+|then\s+)?"
+    r"(?:propose|introduce|present|develop|design|devise|build|construct|formulate|leverage|"
+    r"employ|adopt|exploit|train|apply|incorporate|combine|augment|generalize|derive|model|"
+    r"encourage|enforce|cast|frame|reformulate|learn)\w*\b"
+    r"|\b(?:called|named|termed|dubbed)\b|\b(?:framework|algorithm|architecture|pipeline|"
+    r"module|mechanism|strategy|objective|estimator|regularizer|indicator|encoder|curriculum)\b",
+    re.IGNORECASE,
+)
+_FINDING_CUE = re.compile(
+    r"\b(?:experiments?|results?|empirical\w*|evaluations?|outperform\w*|achiev\w*|improv\w*|"
+    r"demonstrat\w*|surpass\w*|state-of-the-art|superior\w*|speed-?ups?|faster|reduc\w*|"
+    r"gains?|consistent\w*|significant\w*|reveal\w*|prove[sn]?|show(?:s|n)?\s+that|"
+    r"find\s+that|observe\w*)\b|%",
+    re.IGNORECASE,
+)
+_BACKGROUND_CUE = re.compile(
+    r"\b(?:have|has)\s+(?:shown|emerged|achieved|become|been|attracted|gained)\b|\bremarkable\b"
+    r"|\bincreasingly\b|\bwidely\b|\brecent(?:ly)?\b|\btypically\b|\bexisting\b|\bprior\b"
+    r"|\bprevious\w*\b|\bremains?\b|\bbottleneck\w*\b|\bsuffer\w*\b|\blimit(?:ed|ation|ations)\b"
+    r"|\black\w*\b|\bunclear\b|\bhowever\b|\bpromising\b",
+    re.IGNORECASE,
+)
+_DEMONSTRATIVE = re.compile(
+    r"^(?:this|these|those|such|it|they|them|its|their)\b(?!\s+(?:paper|work|study|article)\b)",
+    re.IGNORECASE,
+)
+_DATA_WORD = re.compile(r"\b(?:data\s*sets?|benchmarks?|corpus|corpora|evaluat\w*|experiments?)\b")
+_NAME_TOKEN = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\b")
+_ON_NAME = re.compile(
+    r"\b(?:on|across|over)\s+(?:the\s+)?([A-Z][A-Za-z]*[A-Z0-9][\w-]*)\b"
+    r"(?!\s+(?:and\s+\S+\s+)?(?:benchmarks?|datasets?|tasks?|models?|data)\b)"
+)
+_KIND_OF_DATA = r"(?:benchmarks?|datasets?|tasks?|models?|data)\b"
+_MODEL_SIZE = re.compile(r"^\d+(?:\.\d+)?[BMK]$")
+
+# How much the wanted role counts next to the about-score: enough to prefer "we propose"
+# over a background sentence that shares the question's words, never enough to pick a
+# sentence the relevance check rejects (it only orders the sentences that pass it).
+ROLE_BONUS = 0.12
+
+
+def question_kind(question: str) -> Kind:
+    """Return what `question` asks for (the first matching kind, most specific first)."""
+    for kind, pattern in (
+        (Kind.DATASET, _DATASET),
+        (Kind.NUMBER, _NUMBER),
+        (Kind.LIST, _LIST),
+        (Kind.METHOD, _METHOD),
+        (Kind.CLAIM, _CLAIM),
+        (Kind.FINDING, _FINDING),
+    ):
+        if pattern.search(question):
+            return kind
+    return Kind.GENERAL
+
+
+def names_a_dataset(sentence: str, method: str | None) -> bool:
+    """Return whether `sentence` names a dataset or benchmark (not only "benchmark datasets")."""
+    for match in _ON_NAME.finditer(sentence):  # "by 59% on MATH500 and 33% on AIME25"
+        if match.group(1) != method and not _MODEL_SIZE.match(match.group(1)):
+            return True
+    if not _DATA_WORD.search(sentence):
+        return False
+    for i, token in enumerate(_NAME_TOKEN.findall(sentence)):
+        if token == method or _MODEL_SIZE.match(token) or (i == 0 and token.istitle()):
+            continue
+        if re.search(rf"\b{re.escape(token)}\s+(?:and\s+\S+\s+)?{_KIND_OF_DATA}", sentence):
+            continue  # "LLM and VLM benchmarks" says what kind, not which
+        if re.search(r"[A-Z].*[A-Z0-9]|[0-9]", token[1:]) or (token[0].isupper() and i > 0):
+            return True
+    return False
+
+
+def states_number(sentence: str) -> bool:
+    """Return whether `sentence` states a quantity (a number that is not a model size)."""
+    kept = [w for w in re.findall(r"\S+", sentence) if not _MODEL_SIZE.match(w.strip(",.;:()"))]
+    return bool(numbers(" ".join(kept))) or "%" in sentence
+
+
+def _role_bonus(kind: Kind, sentence: str, method: str | None) -> float:
+    """Return the bonus (or malus) of `sentence` for a question of `kind`."""
+    wanted = {
+        Kind.METHOD: _METHOD_CUE.search(sentence) is not None,
+        Kind.FINDING: _FINDING_CUE.search(sentence) is not None,
+        Kind.CLAIM: _FINDING_CUE.search(sentence) is not None,
+        Kind.LIST: _METHOD_CUE.search(sentence) is not None,
+        Kind.GENERAL: _METHOD_CUE.search(sentence) is not None,
+        Kind.NUMBER: states_number(sentence),
+        # Naming no dataset, the sentence about the experiments is still what the abstract says.
+        Kind.DATASET: names_a_dataset(sentence, method) or bool(_DATA_WORD.search(sentence)),
+    }[kind]
+    bonus = ROLE_BONUS if wanted else 0.0
+    if not wanted and _BACKGROUND_CUE.search(sentence):
+        bonus -= ROLE_BONUS
+    if _DEMONSTRATIVE.match(standalone(sentence).text):
+        bonus -= ROLE_BONUS  # "These results ..." lost what "these" points to
+    return bonus
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The sentence chosen from one paper, and why."""
+
+    n: int
+    sentence: str  # as in the abstract
+    about: float  # relevance score
+    states_it: bool  # states the dataset / number asked for (always True for other kinds)
+
+
+def choose(
+    kind: Kind, question_vector: np.ndarray, relevance: RelevanceCheck, ev: Evidence
+) -> Choice | None:
+    """Return the sentence of `ev`'s paper that answers a question of `kind` (None: none is
+    about the question)."""
+    sentences = paper_sentences(ev.hit.paper)
+    if not sentences:
+        return None
+    vectors = ev.vectors if ev.vectors is not None and len(ev.vectors) == len(sentences) else None
+    if vectors is None:
+        vectors = relevance.embedder.embed(sentences)
+    cosines = vectors @ question_vector
+    method = method_name(ev.hit.paper.abstract)
+    best: tuple[float, Choice] | None = None
+    for sentence, cosine in zip(sentences, cosines, strict=True):
+        about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
+        if not relevance.passes(about):
+            continue
+        states = (
+            names_a_dataset(sentence, method)
+            if kind is Kind.DATASET
+            else states_number(sentence)
+            if kind is Kind.NUMBER
+            else True
+        )
+        # The gate weighs the question's words; the choice among the sentences that pass it
+        # does not, or the background sentence restating the question would always win.
+        rank = float(cosine) + _role_bonus(kind, sentence, method)
+        if kind in (Kind.DATASET, Kind.NUMBER) and (
+            states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))
+        ):
+            rank += 1.0  # asked for a fact: the sentence that states it (or the experiments)
+        if best is None or rank > best[0]:
+            best = (rank, Choice(ev.n, sentence, about, states))
+    return best[1] if best else None
+
+
+def checked_as_cited(text: str, n: int, checker: CitationChecker) -> CheckedSentence | None:
+    """Return the check of `text` cited as `[n]` when it passes with that source alone."""
+    checked = checker.check(f"{text} [{n}]")
+    return checked if checked.supported and checked.sources == (n,) else None
+
+
+def shown_form(choice: Choice, ev: Evidence, checker: CitationChecker) -> CheckedSentence:
+    """Return the chosen sentence as shown: standalone and named, if the check still passes.
+
+    The rewritten forms are tried from most to least changed; the sentence as written is the
+    last resort, and is its own evidence.
+    """
+    who, plural = speaker(ev.hit.paper)
+    named = standalone(choice.sentence, who, plural)
+    forms = [named.text] if named.named else []
+    bare = standalone(choice.sentence).text
+    if who:
+        forms.append(f"{who}: {bare}")
+    forms.append(bare)
+    for text in forms:
+        checked = checked_as_cited(text, ev.n, checker)
+        if checked is not None:
+            return checked
+    return CheckedSentence(
+        choice.sentence, (ev.n,), 1.0, True, False, (choice.sentence,), reason="quoted"
+    )
+
+
+@dataclass(frozen=True)
+class Composed:
+    """The extractive part of an answer: an optional plain note, then one line per paper."""
+
+    kind: Kind
+    note: str | None
+    lines: tuple[CheckedSentence, ...]
+
+
+def compose(
+    question: str,
+    evidence: list[Evidence],
+    checker: CitationChecker,
+    relevance: RelevanceCheck,
+    *,
+    skip: frozenset[int] = frozenset(),
+) -> Composed:
+    """Return the extractive answer to `question` from `evidence`, best paper first.
+
+    Args:
+        question: the question as searched.
+        evidence: the papers the answer uses, best first.
+        checker: the citation check over the same evidence.
+        relevance: the question-relevance check over the same evidence.
+        skip: source numbers already answered (by the model's synthesis): no line for them.
+    """
+    kind = question_kind(question)
+    choices = [
+        c
+        for ev in evidence
+        if ev.n not in skip and (c := choose(kind, relevance.vector, relevance, ev)) is not None
+    ]
+    if not choices and not skip and evidence:
+        # Nothing passed the relevance check: the best paper's best sentence, as before.
+        ev = evidence[0]
+        choices = [Choice(ev.n, ev.best_sentence, 0.0, kind not in (Kind.DATASET, Kind.NUMBER))]
+    note = None
+    if kind in (Kind.DATASET, Kind.NUMBER) and choices:
+        stating = [c for c in choices if c.states_it]
+        if stating:
+            choices = stating
+        else:
+            what = prompts.WHAT_NOT_STATED[kind.value]
+            if len(evidence) == 1:
+                who = speaker(evidence[0].hit.paper)[0] or "the paper"
+                note = prompts.NOT_STATED_ONE.format(who=who, what=what)
+            else:
+                note = prompts.NOT_STATED.format(what=what)
+    by_n = {ev.n: ev for ev in evidence}
+    lines = tuple(shown_form(c, by_n[c.n], checker) for c in choices)
+    return Composed(kind, note, lines)

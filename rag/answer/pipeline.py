@@ -1,0 +1,518 @@
+"""Answer a question from the index: retrieve, abstain or prompt, check citations, stream.
+
+Text is streamed sentence by sentence: a sentence is shown only after the citation check has
+passed it, so what the user sees is never retracted and never cites an unretrieved paper.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from rag import prompts
+from rag.answer.abstention import decide, question_terms, term_coverage
+from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
+from rag.answer.compose import Kind, checked_as_cited, compose, question_kind
+from rag.answer.condense import Condensed, condense
+from rag.answer.discourse import standalone
+from rag.answer.evidence import Evidence, select_evidence
+from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
+from rag.answer.relevance import RelevanceCheck
+from rag.backends.base import Backend, Prompt
+from rag.errors import BackendError
+from rag.index.paper_index import Index
+from rag.index.retrieve import Filters, best_passages, search
+from rag.ingest.naming import method_name, speaker
+from rag.records import Hit, Paper
+from rag.settings import Settings
+from rag.stance.choose import judge_for
+from rag.text import split_sentences
+
+# The local model's job is a short synthesis: once this many of its sentences are shown, the
+# rest of its output is not read (the per-paper lines follow).
+SYNTHESIS_SENTENCES = 2
+# "Which papers" answers also list a paper holding this share of the question's distinctive
+# terms when its relevance reaches the floor (bench/results/list_coverage.md).
+LIST_COVERAGE = 0.8
+LIST_COVERAGE_FLOOR = 0.15
+# Any answer: a paper other than the best-ranked, kept for its relevance, must also hold this
+# share of the question's distinctive terms (same bench: one close cosine with none of the
+# question's words is a neighbour, not an answer).
+LEAST_COVERAGE = 0.2
+
+# "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
+# A follow-up that picks among the papers it refers to ("Which of those ...?", "Which one ...?").
+_SELECTS = re.compile(r"\bwhich\s+(?:of|ones?)\b", re.IGNORECASE)
+_MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A paper cited by an answer under the number `n` it has in the answer text."""
+
+    n: int
+    hit: Hit
+    evidence: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, **self.hit.to_dict(), "evidence": self.evidence}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A checked answer: text with `[n]` markers, the papers they point to, and why."""
+
+    question: str
+    answer: str
+    citations: tuple[Citation, ...]
+    sentences: tuple[dict[str, Any], ...]
+    abstained: bool
+    nearest: tuple[Hit, ...]
+    backend: str
+    notice: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    standalone: str | None = None  # what was searched, when it differs from `question`
+    language: str = "en"  # the question's language (rag/answer/language.py)
+    answerability: float | None = (
+        None  # the abstention model's probability (rag/answer/abstention.py)
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "standalone_question": self.standalone,
+            "answer": self.answer,
+            "citations": [c.to_dict() for c in self.citations],
+            "sentences": list(self.sentences),
+            "abstained": self.abstained,
+            "nearest": [h.to_dict() for h in self.nearest],
+            "backend": self.backend,
+            "notice": self.notice,
+            "language": self.language,
+            "answerability": self.answerability,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+        }
+
+
+class _Renderer:
+    """Numbers cited papers 1, 2, ... in order of first citation and renders sentences."""
+
+    def __init__(self, evidence: list[Evidence], mode: str) -> None:
+        self.by_source = {ev.n: ev for ev in evidence}
+        self.mode = mode
+        self.numbers: dict[int, int] = {}
+        self.evidence: dict[int, str] = {}  # source -> the sentence that first supported it
+        self.parts: list[str] = []
+        self.sentences: list[dict[str, Any]] = []
+        self.supported = 0
+
+    def note(self, text: str) -> str:
+        """Show a plain statement of ours (no claim about a paper, so no citation)."""
+        self.sentences.append(
+            {"text": text, "note": True, "shown": True, "supported": False, "support": 0.0,
+             "reason": "note", "citations": []}
+        )  # fmt: skip
+        piece = text if not self.parts else "\n" + text
+        self.parts.append(piece)
+        return piece
+
+    def add(self, checked: CheckedSentence, bullet: bool = False) -> str | None:
+        """Return the text to show for a checked sentence (None: not shown).
+
+        With `bullet`, the sentence is shown on a line of its own, as "- sentence [n]."
+        """
+        record = {
+            "text": checked.text,
+            "support": round(checked.support, 4),
+            "supported": checked.supported,
+            "attributed": checked.attributed,
+            "reason": checked.reason,
+            "citations": [],
+        }
+        if checked.foreign:
+            record["foreign"] = list(checked.foreign)
+        if not checked.supported:
+            # A copy of our instructions is never shown, not even flagged.
+            flagged = self.mode == "flag" and checked.reason != "prompt_leak"
+            record["shown"] = flagged
+            self.sentences.append(record)
+            if not flagged:
+                return None
+            shown = f"{checked.text} [unsupported]"
+        else:
+            self.supported += 1
+            numbers = [self.numbers.setdefault(s, len(self.numbers) + 1) for s in checked.sources]
+            for source, sentence in zip(checked.sources, checked.evidence, strict=False):
+                self.evidence.setdefault(source, sentence)
+            record["citations"] = numbers
+            record["shown"] = True
+            self.sentences.append(record)
+            body = checked.text.rstrip()
+            stop = body[-1] if body and body[-1] in ".!?" else "."
+            body = body.rstrip(".!?")
+            shown = f"{body} {''.join(f'[{n}]' for n in numbers)}{stop}"
+        if bullet:
+            shown = "- " + shown
+        after_note = (
+            bool(self.sentences)
+            and len(self.sentences) > 1
+            and self.sentences[-2].get("note", False)
+        )
+        piece = shown if not self.parts else ("\n" if bullet or after_note else " ") + shown
+        self.parts.append(piece)
+        return piece
+
+    def reject(self, checked: CheckedSentence, reason: str) -> None:
+        """Record a supported sentence that is not shown for `reason` (e.g. off the question)."""
+        self.sentences.append(
+            {"text": checked.text, "support": round(checked.support, 4), "supported": True,
+             "attributed": checked.attributed, "reason": reason, "citations": [],
+             "shown": False}
+        )  # fmt: skip
+
+    def citations(self) -> tuple[Citation, ...]:
+        return tuple(
+            Citation(
+                n, self.by_source[s].hit, self.evidence.get(s, self.by_source[s].best_sentence)
+            )
+            for s, n in sorted(self.numbers.items(), key=lambda item: item[1])
+        )
+
+
+def _complete_sentences(buffer: str, final: bool) -> tuple[list[str], str]:
+    """Split off the sentences of `buffer` that are complete; return them and the rest."""
+    sentences = split_sentences(_MARKER_AFTER_STOP.sub(r" \2\1 ", buffer))
+    if final:
+        return [s for s in sentences if s.strip()], ""
+    if len(sentences) < 2:
+        return [], buffer
+    # Keep the trailing white space: the next token may start a new word without one.
+    return sentences[:-1], sentences[-1] + buffer[len(buffer.rstrip()) :]
+
+
+def answer_stream(
+    index: Index,
+    question: str,
+    *,
+    settings: Settings,
+    backend: Backend | None,
+    filters: Filters | None = None,
+    top_k: int | None = None,
+    retriever: str | None = None,
+    history: Sequence[Any] | None = None,
+) -> Iterator[str | Answer]:
+    """Yield the answer's shown text piece by piece, then the final `Answer`.
+
+    Args:
+        index: the open index.
+        question: the question; with `history`, possibly a follow-up.
+        settings: thresholds, evidence size, generation limits.
+        backend: the LLM; None for the extractive answer.
+        filters: restrictions on the papers used.
+        top_k: papers to use (default settings.top_k).
+        retriever: hybrid, dense or bm25 (default settings.retriever).
+        history: the chat so far: (question, Answer) pairs, `condense.Turn`s or chat
+            messages ({"role", "content"}); a follow-up is rewritten before retrieval.
+
+    Raises:
+        FilterMatchesNothingError: the filter matches no paper.
+    """
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    k = top_k or settings.top_k
+    name = backend.name if backend else "extractive"
+    notice = None
+    query = question
+    language = detect_language(question)
+    if language != "en":
+        translated = translate(backend, question) if backend and can_translate(backend) else None
+        timings["translate_s"] = time.perf_counter() - t0
+        if translated is None:
+            # Searching would find unrelated papers and "no paper" would be false: say why.
+            yield prompts.ENGLISH_ONLY
+            timings["total_s"] = time.perf_counter() - t0
+            yield Answer(
+                question, prompts.ENGLISH_ONLY, (), (), False, (), name, None, timings,
+                language=language,
+            )  # fmt: skip
+            return
+        query, notice = translated, drawn_from_english(language)
+    condensed = Condensed(query, query)
+    if history:
+        condensed = condense(
+            query,
+            history,
+            backend=backend if settings.follow_up == "llm" else None,
+            resolve=lambda text: _source_of(index, text),
+        )
+        timings["condense_s"] = time.perf_counter() - t0
+    query = condensed.question
+    kind = question_kind(query)
+    standalone = query if query != question else None
+    hits = search(index, query, k=k, retriever=retriever or settings.retriever, filters=filters)
+    timings["retrieve_s"] = time.perf_counter() - t0
+    decision = None
+    if condensed.papers:
+        # The follow-up names its papers: answer from them, whatever else matches the words.
+        relevant = _focus_hits(index, query, condensed.papers, hits)
+        if len(relevant) > 1 and _SELECTS.search(question):
+            # "Which of those gives guarantees?": the ones that do; "they" means all of them.
+            floor = max(h.relevance for h in relevant) * settings.relative_relevance
+            relevant = [h for h in relevant if h.relevance >= floor]
+    else:
+        # Answer only when the signals say the collection has a paper on it
+        # (rag/answer/abstention.py); then keep the papers close to the best
+        # (bench/answers/calibrate_composition.py).
+        decision = decide(index, query, hits, settings.min_relevance)
+        best = max((h.relevance for h in hits), default=0.0)
+        # How many papers follows the evidence: a "which papers" question has its own cut.
+        floor = best * settings.relative_relevance
+        if kind is Kind.LIST:
+            floor = max(settings.list_relevance_floor, best * settings.list_relative_relevance)
+        # The share of the question's distinctive terms each retrieved paper holds.
+        terms = question_terms(index, query) if decision.answerable else []
+        coverage = {h.paper.id: term_coverage(index, terms, h.paper.id) for h in hits}
+        relevant = (
+            [  # the best-ranked one is kept
+                h
+                for i, h in enumerate(hits)
+                if i == 0
+                or (h.relevance >= floor and (not terms or coverage[h.paper.id] >= LEAST_COVERAGE))
+            ]
+            if decision.answerable
+            else []
+        )
+        if relevant and kind is Kind.LIST:
+            relevant = _with_covering_papers(hits, relevant, coverage)
+    answerability = None if decision is None else round(decision.probability, 4)
+    evidence = select_evidence(
+        index.sentence_embedder, query, relevant, settings.evidence_sentences
+    )
+    if not evidence:
+        yield prompts.ABSTAIN
+        timings["total_s"] = time.perf_counter() - t0
+        ordered = sorted(hits, key=lambda h: -h.relevance)  # most relevant first
+        nearest = tuple(
+            Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ordered, 1)
+        )
+        yield Answer(
+            question, prompts.ABSTAIN, (), (), True, nearest, name, notice, timings, standalone,
+            language, answerability,
+        )  # fmt: skip
+        return
+
+    leak = PromptLeakDetector(prompts.SYSTEM, prompts.CONDENSE_SYSTEM, names=prompts.EXAMPLE_NAMES)
+    stance = judge_for(settings.stance, settings)
+    checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak, stance)
+    relevance = _relevance_check(index, query, evidence, settings)
+    render = _Renderer(evidence, settings.unsupported)
+    timings["evidence_s"] = time.perf_counter() - t0
+    bullets = kind is Kind.LIST
+
+    labels = _label_prefix(evidence)
+
+    def check(sentence: str) -> CheckedSentence:
+        # Tiny models copy the source line's "Label:" prefix; the claim is what follows it.
+        return checker.check(labels.sub("", sentence, count=1))
+
+    def show(checked: CheckedSentence, bullet: bool = False) -> Iterator[str]:
+        checked = _made_standalone(checked, render.by_source, checker)
+        if checked.supported and not relevance.relevant(checked.text):
+            # Supported by its paper, but not about what was asked: not shown.
+            render.reject(checked, "off_question")
+            return
+        piece = render.add(checked, bullet)
+        if piece is not None:
+            timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+            yield piece
+
+    if backend is not None:
+        # The model's job: one or two sentences of synthesis above the per-paper lines.
+        prompt = build_prompt(query, evidence)
+        buffer = ""
+        failed = False
+        tokens = backend.generate(
+            prompt, stream=True, max_tokens=settings.max_tokens, temperature=settings.temperature
+        )
+        try:
+            for token in tokens:
+                timings.setdefault("first_token_s", time.perf_counter() - t0)
+                buffer += token
+                done, buffer = _complete_sentences(buffer, final=False)
+                for sentence in done:
+                    yield from show(check(sentence))
+                if render.supported >= SYNTHESIS_SENTENCES:
+                    buffer = ""
+                    break
+            done, _ = _complete_sentences(buffer, final=True)
+            for sentence in done:
+                if render.supported < SYNTHESIS_SENTENCES:
+                    yield from show(check(sentence))
+        except BackendError as exc:
+            failed = True
+            notice = _join(notice, f"{exc} Showing an extractive answer instead.")
+        finally:
+            close = getattr(tokens, "close", None)
+            if close is not None:
+                close()  # frees the local model's lock when we stop early
+        if render.supported == 0 and not failed:
+            notice = _join(notice, prompts.NO_SUPPORTED_SENTENCE)
+    if render.supported == 0:
+        # The extractive composer: the whole answer without a model, the fallback with one.
+        composed = compose(query, evidence, checker, relevance)
+        if composed.note is not None:
+            timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+            yield render.note(composed.note)
+        bullets = bullets or (composed.note is not None and len(composed.lines) > 1)
+    else:
+        # Below the model's synthesis, one line for each paper the answer uses that it did not
+        # cite: a "which papers" answer lists them all, whoever wrote the first sentences.
+        composed = compose(query, evidence, checker, relevance, skip=frozenset(render.numbers))
+        bullets = True
+    for line in composed.lines:
+        # "quoted": the text is the abstract's own sentence (made standalone), not a model's.
+        shown = render.add(replace(line, reason="quoted"), bullets)
+        if shown is not None:
+            timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+            yield shown
+    timings["total_s"] = time.perf_counter() - t0
+    text = "".join(render.parts)
+    yield Answer(
+        question,
+        text,
+        render.citations(),
+        tuple(render.sentences),
+        False,
+        (),
+        name,
+        notice,
+        timings,
+        standalone,
+        language,
+        answerability,
+    )
+
+
+def _relevance_check(
+    index: Index, query: str, evidence: list[Evidence], settings: Settings
+) -> RelevanceCheck:
+    """Return the question-relevance check over every sentence of the evidence papers."""
+    from rag.answer.evidence import paper_sentences
+
+    sentences, vectors = [], []
+    for ev in evidence:
+        own = paper_sentences(ev.hit.paper)
+        if ev.vectors is not None and len(ev.vectors) == len(own):
+            sentences += own
+            vectors.append(ev.vectors)
+    return RelevanceCheck(
+        index.embedder,
+        query,
+        sentences,
+        threshold=settings.min_question_relevance,
+        candidate_vectors=np.vstack(vectors) if vectors else None,
+    )
+
+
+def _with_covering_papers(
+    hits: list[Hit], relevant: list[Hit], coverage: dict[str, float]
+) -> list[Hit]:
+    """Return `relevant` plus the papers whose text holds the "which papers" question's terms.
+
+    A paper that names the topic ("interpretability") can sit far below the best cosine when
+    its abstract is about something more specific; a "which papers" answer lists it too when it
+    contains most of the question's distinctive vocabulary (`LIST_COVERAGE`) and is not far off
+    topic (`LIST_COVERAGE_FLOOR`). Fitted on half of the labelled "which papers" questions
+    (bench/answers/list_coverage.py, bench/results/list_coverage.md). `coverage` holds each hit's
+    share of the terms.
+    """
+    kept = {h.paper.id for h in relevant}
+    return [
+        h
+        for h in hits
+        if h.paper.id in kept
+        or (h.relevance >= LIST_COVERAGE_FLOOR and coverage[h.paper.id] >= LIST_COVERAGE)
+    ]
+
+
+def _made_standalone(
+    checked: CheckedSentence, by_source: dict[int, Evidence], checker: CitationChecker
+) -> CheckedSentence:
+    """Return a model sentence of one source with the abstract's lost openers removed and "we"
+    named ("To address this, we propose ..." → "Ju et al. (ICGNN) propose ..."), as the
+    composer shows abstract sentences, when the citation check still passes it; else as it was.
+    """
+    if not checked.supported or len(checked.sources) != 1 or checked.sources[0] not in by_source:
+        return checked
+    n = checked.sources[0]
+    who, plural = speaker(by_source[n].hit.paper)
+    text = standalone(checked.text, who, plural).text
+    if text == checked.text:
+        return checked
+    again = checked_as_cited(text, n, checker)
+    return checked if again is None else replace(again, attributed=checked.attributed)
+
+
+def _join(first: str | None, second: str) -> str:
+    """Return two notices as one (the first may be absent)."""
+    return f"{first} {second}" if first else second
+
+
+def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:
+    """Return a pattern for a sentence that starts like a source line: "[1] Ju et al.: ", or
+    with the paper's method name: "ICGNN: "."""
+    labels = sorted(
+        {ev.hit.paper.label for ev in evidence if ev.hit.paper.label}
+        | {m for ev in evidence if (m := method_name(ev.hit.paper.abstract))},  # "ICGNN: ..."
+        key=len,
+    )
+    names = "|".join(re.escape(label) for label in reversed(labels))
+    name = rf"(?:{names}|source\s*\d+)" if names else r"source\s*\d+"
+    return re.compile(rf"^\s*(?:\[\d+\]\s*)?{name}\s*:\s*", re.IGNORECASE)
+
+
+def _source_of(index: Index, text: str) -> Paper | None:
+    """Return the paper an earlier answer sentence came from (its closest passage's paper)."""
+    hits = search(index, text, k=1, retriever="dense")
+    return hits[0].paper if hits else None
+
+
+def _focus_hits(index: Index, query: str, papers: Sequence[Paper], hits: list[Hit]) -> list[Hit]:
+    """Return hits for exactly `papers`, in their order, reusing the search's where it has them."""
+    found = {h.paper.id: h for h in hits}
+    missing = [p.id for p in papers if p.id not in found and p.id in index.papers]
+    if missing:
+        best = best_passages(index, index.embedder.embed([query])[0], missing)
+        for pid in missing:
+            relevance, snippet = best.get(pid, (0.0, index.papers[pid].abstract))
+            found[pid] = Hit(index.papers[pid], 0, 0.0, snippet[:320], relevance)
+    ordered = [found[p.id] for p in papers if p.id in found]
+    return [
+        Hit(h.paper, rank, h.score, h.snippet, h.relevance) for rank, h in enumerate(ordered, 1)
+    ]
+
+
+def build_prompt(question: str, evidence: list[Evidence]) -> Prompt:
+    """Return the prompt: rules, a worked example, then the question and numbered evidence."""
+    sources = "\n".join(
+        prompts.SOURCE.format(n=ev.n, label=ev.hit.paper.label or ev.hit.paper.id, evidence=ev.text)
+        for ev in evidence
+    )
+    return Prompt(
+        prompts.SYSTEM,
+        prompts.USER.format(question=question, sources=sources),
+        ((prompts.EXAMPLE_USER, prompts.EXAMPLE_ASSISTANT),),
+    )
+
+
+def answer(index: Index, question: str, **kwargs: Any) -> Answer:
+    """Return the final `Answer` of `answer_stream` (same arguments)."""
+    for event in answer_stream(index, question, **kwargs):
+        if isinstance(event, Answer):
+            return event
+    raise AssertionError("answer_stream ended without an Answer")

@@ -1,0 +1,108 @@
+"""The chat handler: one question in, the chat history and source cards out as it streams.
+
+Nothing here retrieves or answers: `chat` calls `rag.api.ask_stream` and renders what it
+yields with `rag.ui.render`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from rag import api
+from rag.answer.pipeline import Answer
+from rag.errors import RagError
+from rag.index.retrieve import Filters
+from rag.ui.layout import ALL_AREAS
+from rag.ui.render import (
+    _md_escape,
+    _unlink,
+    render_answer,
+    render_cards,
+    render_error,
+    render_pending,
+    render_turn,
+)
+
+if TYPE_CHECKING:
+    from rag.index.paper_index import Index
+    from rag.settings import Settings
+
+History = list[dict[str, Any]]
+
+
+def _filters(area: str | None, author: str | None) -> Filters | None:
+    filters = Filters(
+        area=None if not area or area == ALL_AREAS else area,
+        author=(author or "").strip() or None,
+    )
+    return filters or None
+
+
+def chat(
+    message: str,
+    history: History | None,
+    area: str | None = ALL_AREAS,
+    author: str | None = "",
+    top_k: float | None = None,
+    retriever: str | None = None,
+    backend: str | None = None,
+    *,
+    index: Index,
+    settings: Settings,
+    on_answer: Callable[[Answer], None] | None = None,
+) -> Iterator[tuple[History, str]]:
+    """Answer `message`, yielding the chat history and the source cards as the answer streams.
+
+    Args:
+        message: the question typed by the user.
+        history: the chat so far (messages format); it is returned with the new turn added.
+        area: research area filter ("All" or empty: none).
+        author: author filter (substring, case-insensitive; empty: none).
+        top_k: number of papers to use (default settings.top_k).
+        retriever: hybrid, dense or bm25 (default from settings).
+        backend: local, openai or extractive (default from settings).
+        index: the open index.
+        settings: thresholds and backend configuration.
+        on_answer: called with the final `Answer` (the app keeps them for the exports).
+
+    Yields:
+        (history, cards_html): first the question with a one-line progress message, which the
+        first checked sentence replaces; the assistant message then grows piece by piece; the
+        final message is marked by its kind (`render_turn`) and the cards come with it. A
+        `RagError` becomes its one-line message in the chat, marked as an error.
+    """
+    history = [_unlink(m) for m in history or []]
+    question = (message or "").strip()
+    if not question:
+        yield history, render_cards(None)
+        return
+    history.append({"role": "user", "content": _md_escape(question)})
+    yield [*history, {"role": "assistant", "content": render_pending()}], render_cards(None)
+    text, final = "", None
+    try:
+        for event in api.ask_stream(
+            question,
+            settings=settings,
+            index=index,
+            backend=backend or "default",
+            filters=_filters(area, author),
+            top_k=int(top_k) if top_k else None,
+            retriever=retriever or None,
+            history=history[:-1],  # earlier turns: a follow-up is made standalone
+        ):
+            if isinstance(event, Answer):
+                final = event
+                continue
+            text += event
+            reply = {"role": "assistant", "content": render_answer(text)}
+            yield [*history, reply], render_cards(None)
+    except RagError as exc:
+        yield [*history, {"role": "assistant", "content": render_error(exc)}], render_cards(None)
+        return
+    if final is None:  # not in ask_stream's contract; keep what was streamed
+        return
+    if on_answer is not None:
+        on_answer(final)
+    reply = {"role": "assistant", "content": render_turn(final)}
+    yield [*history, reply], render_cards(final)

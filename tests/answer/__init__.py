@@ -1,0 +1,1 @@
+"""Tests of rag.answer: the answer pipeline, composition, follow-ups and checks."""

@@ -1,0 +1,316 @@
+"""Answers: markers map to retrieved papers, invented ones are dropped, off-topic abstains."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from rag import prompts
+from rag.answer.discourse import standalone
+from rag.answer.pipeline import Answer, answer, answer_stream
+from rag.backends.base import Prompt
+from rag.errors import BackendError
+from rag.index.paper_index import Index
+from rag.ingest.naming import speaker
+from rag.ingest.pipeline import ingest
+from rag.settings import Settings
+from tests.conftest import ROOT
+from tests.fakes import FakeLLM
+
+QUESTION = "Which papers deal with noisy labels on graphs?"
+ICGNN_SENTENCE = (
+    "ICGNN harnesses the structure information of the graph to effectively alleviate the "
+    "challenges posed by noisy labels"
+)
+
+
+class PromptAwareLLM(FakeLLM):
+    """A FakeLLM whose queued answers may name sources by label: `{Ju}` → that source's n."""
+
+    def generate(self, prompt: Prompt, **kwargs: object) -> Iterator[str]:  # type: ignore[override]
+        numbers = dict(re.findall(r"^\[(\d+)\] (\w+)", prompt.user, flags=re.M))
+        by_name = {name: n for n, name in numbers.items()}
+        pieces = list(super().generate(prompt, **kwargs))  # type: ignore[arg-type]
+        text = "".join(pieces).format_map(_Missing(by_name))
+        yield from re.split(r"(?<=\s)(?=\S)", text)
+
+
+class _Missing(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "99"
+
+
+@pytest.fixture
+def seeded(fake_index: Index, seeds_copy: Path) -> Index:
+    ingest([seeds_copy], fake_index)
+    return fake_index
+
+
+@pytest.fixture
+def fake_settings(settings: Settings) -> Settings:
+    # The hashed fake embedding gives lower cosines than MiniLM: thresholds scaled to it.
+    return settings.model_copy(update={"min_relevance": 0.1, "support_threshold": 0.4})
+
+
+def run(index: Index, settings: Settings, llm: FakeLLM, question: str = QUESTION) -> Answer:
+    return answer(index, question, settings=settings, backend=llm)
+
+
+def synthesis(result: Answer) -> str:
+    """The model's part of an answer: what comes before the per-paper lines."""
+    return result.answer.split("\n- ", 1)[0]
+
+
+def model_sentences(result: Answer | dict) -> list[dict]:  # type: ignore[type-arg]
+    """The sentence records of what the model wrote (the per-paper lines are "quoted")."""
+    records = result["sentences"] if isinstance(result, dict) else result.sentences
+    return [s for s in records if s["reason"] != "quoted"]
+
+
+def test_markers_map_to_the_retrieved_paper(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + " [{Ju}].")
+    result = run(seeded, fake_settings, llm)
+    assert not result.abstained and result.notice is None
+    assert synthesis(result).endswith("[1].")
+    assert result.citations[0].n == 1
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+    assert "noisy labels" in result.citations[0].evidence
+    assert "Sources:" in llm.history[0].user and QUESTION in llm.history[0].user
+
+
+def test_marker_to_unretrieved_paper_is_dropped(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + " [{Ju}][{Nobody}].")
+    result = run(seeded, fake_settings, llm)
+    assert "[99]" not in result.answer and "[2]" not in synthesis(result)
+    assert [s["citations"] for s in model_sentences(result)] == [[1]]
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+
+
+def test_fabricated_sentence_is_not_shown(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    fabricated = "Sourdough starters ferment rye flour overnight in a warm kitchen"
+    llm.enqueue(f"{ICGNN_SENTENCE} [{{Ju}}]. {fabricated} [{{Ju}}].")
+    result = run(seeded, fake_settings, llm)
+    assert "Sourdough" not in result.answer
+    assert "noisy labels" in result.answer
+    dropped = [s for s in result.sentences if not s["shown"]]
+    assert [s["text"].split()[0] for s in dropped] == ["Sourdough"]
+
+
+def test_sentence_without_marker_is_attributed_when_supported(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + ".")
+    result = run(seeded, fake_settings, llm)
+    assert synthesis(result).endswith("[1].")
+    assert result.sentences[0]["attributed"] is True
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+
+
+def test_a_model_sentence_is_made_standalone_like_a_quoted_one(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(
+        "ICGNN: To address this, in this paper we propose a novel approach called ICGNN that "
+        "harnesses the structure information of the graph to effectively alleviate the "
+        "challenges posed by noisy labels [{Ju}]."
+    )
+    result = run(seeded, fake_settings, llm)
+    first = synthesis(result)
+    assert first.startswith("Ju et al. propose a novel approach called ICGNN"), first
+    assert "To address this" not in first and first.endswith("[1].")
+    assert model_sentences(result)[0]["reason"] == "supported"
+
+
+def test_the_synthesis_is_followed_by_one_line_per_other_paper(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + " [{Ju}].")
+    result = run(seeded, fake_settings, llm)
+    lines = result.answer.split("\n")
+    assert lines[0] == ICGNN_SENTENCE + " [1]." and len(lines) == len(result.citations) >= 2
+    quoted = [s for s in result.sentences if s["reason"] == "quoted"]
+    assert [s["citations"] for s in quoted] == [[c.n] for c in result.citations[1:]]
+    for line, citation in zip(lines[1:], result.citations[1:], strict=True):
+        assert line.startswith("- ") and line.endswith(f"[{citation.n}].")
+
+
+def test_nothing_supported_falls_back_to_extractive(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue("Bananas are yellow [{Ju}]. The moon is made of cheese.")
+    result = run(seeded, fake_settings, llm)
+    assert result.notice == prompts.NO_SUPPORTED_SENTENCE
+    assert "Bananas" not in result.answer and "[1]" in result.answer
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+
+
+def test_backend_error_gives_notice_and_extractive_answer(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = FakeLLM()
+    llm.enqueue_error(BackendError("cannot reach http://127.0.0.1:9/v1: is the server running?"))
+    result = run(seeded, fake_settings, llm)
+    assert result.notice is not None and "cannot reach" in result.notice
+    assert result.citations and "[1]" in result.answer
+
+
+def test_off_topic_question_abstains(seeded: Index, fake_settings: Settings) -> None:
+    llm = FakeLLM()  # nothing enqueued: the model must not even be called
+    result = run(seeded, fake_settings, llm, "sourdough bread recipe with rye flour")
+    assert result.abstained and result.answer == prompts.ABSTAIN
+    assert result.citations == () and len(result.nearest) > 0
+    assert llm.history == []
+
+
+def test_streamed_pieces_add_up_to_the_answer(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(f"{ICGNN_SENTENCE} [{{Ju}}]. Pseudo-labeling supervises unlabeled nodes [{{Ju}}].")
+    events = list(answer_stream(seeded, QUESTION, settings=fake_settings, backend=llm))
+    final = events[-1]
+    assert isinstance(final, Answer)
+    pieces = [e for e in events[:-1] if isinstance(e, str)]
+    assert "".join(pieces) == final.answer
+    # The model's two sentences come first, each as it is checked.
+    assert "".join(pieces[:2]) == synthesis(final) and synthesis(final).count("[1]") == 2
+
+
+def test_extractive_backend_cites_the_right_paper(seeded: Index, fake_settings: Settings) -> None:
+    result = answer(seeded, QUESTION, settings=fake_settings, backend=None)
+    assert result.backend == "extractive" and not result.abstained
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+    # the evidence sentence is shown standing alone (no dangling opener, "we" named as its
+    # authors), its claim word for word, with its marker before the full stop
+    who, plural = speaker(result.citations[0].hit.paper)
+    shown = standalone(result.citations[0].evidence, who, plural).text
+    assert shown.rstrip(".") + " [1]." in result.answer
+
+
+def test_prompt_puts_the_question_first_after_a_worked_example(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(ICGNN_SENTENCE + " [{Ju}].")
+    run(seeded, fake_settings, llm)
+    prompt = llm.history[0]
+    assert prompt.system == prompts.SYSTEM
+    assert prompt.examples == ((prompts.EXAMPLE_USER, prompts.EXAMPLE_ASSISTANT),)
+    assert prompt.user.startswith(f"Question: {QUESTION}\nSources:\n[1] Ju et al.")
+    roles = [m["role"] for m in prompt.messages()]
+    assert roles == ["system", "user", "assistant", "user"]
+
+
+def test_copied_instructions_and_example_are_never_shown(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(f"{prompts.SYSTEM} {prompts.EXAMPLE_ASSISTANT} {ICGNN_SENTENCE} [{{Ju}}].")
+    result = run(seeded, fake_settings.model_copy(update={"unsupported": "flag"}), llm)
+    assert synthesis(result) == ICGNN_SENTENCE + " [1]."
+    reasons = [s["reason"] for s in model_sentences(result)]
+    assert reasons.count("prompt_leak") >= 3 and reasons[-1] == "supported"
+    assert "ChirpNet" not in result.answer
+
+
+def test_source_label_copied_by_the_model_is_not_shown(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(f"[1] Ju et al. — ICGNN: {ICGNN_SENTENCE}.")
+    result = run(seeded, fake_settings, llm)
+    assert synthesis(result) == ICGNN_SENTENCE + " [1]."
+
+
+def test_each_sentence_reports_support_and_why(seeded: Index, fake_settings: Settings) -> None:
+    llm = PromptAwareLLM()
+    llm.enqueue(
+        f"{ICGNN_SENTENCE} [{{Ju}}]. ICGNN improves accuracy by 47% on noisy labels [{{Ju}}]."
+    )
+    data = run(seeded, fake_settings, llm).to_dict()
+    first, second = model_sentences(data)
+    assert first["reason"] == "supported" and first["citations"] == [1] and first["support"] > 0.4
+    assert second["reason"] in ("foreign_fact", "unsupported") and not second["shown"]
+    assert "47" in second.get("foreign", []) or second["support"] < 0.4
+    assert data["standalone_question"] is None
+    assert data["timings"]["first_token_s"] <= data["timings"]["first_sentence_s"]
+
+
+@pytest.mark.parametrize(
+    ("template", "fields"),
+    [
+        (prompts.SOURCE, {"n", "label", "evidence"}),
+        (prompts.USER, {"sources", "question"}),
+        (prompts.CONDENSE_USER, {"previous", "papers", "question"}),
+        (prompts.CONDENSE_PAPER, {"n", "name"}),
+        (prompts.SYSTEM, set()),
+        (prompts.EXAMPLE_USER, set()),
+        (prompts.CONDENSE_SYSTEM, set()),
+    ],
+)
+def test_prompt_placeholders(template: str, fields: set[str]) -> None:
+    found = set(re.findall(r"{(\w+)}", template))
+    assert found == fields
+    formatter: Callable[..., str] = template.format
+    assert formatter(**{f: "x" for f in fields})
+
+
+# -- with the real models
+
+
+def _jsonl(name: str) -> list[dict[str, str]]:
+    path = ROOT / "bench" / "data" / name
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.slow
+def test_no_abstention_on_the_seed_questions(real_seed_index: Index) -> None:
+    settings = real_seed_index.settings
+    missed = []
+    for q in _jsonl("seed_questions.jsonl"):
+        result = answer(real_seed_index, q["question"], settings=settings, backend=None)
+        if result.abstained or q["key"] not in [c.hit.paper.citation_key for c in result.citations]:
+            missed.append(q["key"])
+    assert missed == []
+
+
+@pytest.mark.slow
+def test_abstention_on_off_topic_questions(real_seed_index: Index) -> None:
+    settings = real_seed_index.settings
+    answered = {q["kind"]: [] for q in _jsonl("offtopic_questions.jsonl")}  # type: dict[str, list[str]]
+    for q in _jsonl("offtopic_questions.jsonl"):
+        result = answer(real_seed_index, q["question"], settings=settings, backend=None)
+        if not result.abstained:
+            answered[q["kind"]].append(q["question"])
+        else:
+            assert result.citations == () and result.nearest
+    # Everything far from machine learning abstains; of the near misses, most do.
+    assert [q for kind, qs in answered.items() if kind != "near-miss ML" for q in qs] == []
+    assert len(answered["near-miss ML"]) <= 3, answered["near-miss ML"]
+
+
+@pytest.mark.slow
+def test_real_smollm2_answer_only_shows_supported_cited_sentences(real_seed_index: Index) -> None:
+    from rag.backends.local import LocalBackend
+
+    settings = real_seed_index.settings.model_copy(update={"temperature": 0.0, "max_tokens": 96})
+    result = answer(
+        real_seed_index,
+        "How can node classifiers cope with wrong annotations in graph data?",
+        settings=settings,
+        backend=LocalBackend(settings),
+    )
+    assert not result.abstained and result.backend == "local"
+    assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
+    shown = [s for s in result.sentences if s["shown"]]
+    assert shown and all(s["support"] >= settings.support_threshold for s in shown)
+    numbers = {int(n) for n in re.findall(r"\[(\d+)\]", result.answer)}
+    assert numbers == {c.n for c in result.citations}
+    assert prompts.SYSTEM[:30] not in result.answer

@@ -1,0 +1,193 @@
+"""Answers that read as answers: standalone named sentences, on-topic, lists, "not stated"."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag import prompts
+from rag.answer.compose import Kind, names_a_dataset, question_kind, states_number
+from rag.answer.discourse import dangling_opener, standalone
+from rag.answer.evidence import paper_sentences
+from rag.answer.pipeline import answer
+from rag.answer.relevance import RelevanceCheck
+from rag.index.paper_index import Index
+from tests.conftest import ROOT
+
+# The shared data sits beside the checkout (../shared), or beside the folder of worktrees.
+CHAT = (
+    next(
+        (d / "shared" / "data" for d in ROOT.parents if (d / "shared" / "data").is_dir()),
+        ROOT.parent / "shared" / "data",
+    )
+    / "chat"
+    / "sessions-dev.jsonl"
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "shown"),
+    [
+        (
+            "To address this, in this paper we propose a novel approach called ICGNN that "
+            "harnesses the graph structure.",
+            "Ju et al. propose a novel approach called ICGNN that harnesses the graph structure.",
+        ),
+        (
+            "Additionally, we develop a soft strategy to correct the detected noisy labels.",
+            "Ju et al. (ICGNN) develop a soft strategy to correct the detected noisy labels.",
+        ),
+        (
+            "However, existing methods still rely heavily on explicit textual reasoning steps.",
+            "Existing methods still rely heavily on explicit textual reasoning steps.",
+        ),
+        (
+            "Experiments on benchmark datasets show the superiority of our approach.",
+            "Experiments on benchmark datasets show the superiority of our approach.",
+        ),
+        ("First-order methods converge slowly.", "First-order methods converge slowly."),
+        (
+            "Finally, to further mitigate domain shift, we build a bipartite graph.",
+            "To further mitigate domain shift, Ju et al. (ICGNN) build a bipartite graph.",
+        ),
+    ],
+)
+def test_standalone_strips_openers_and_names_the_speaker(sentence: str, shown: str) -> None:
+    assert standalone(sentence, "Ju et al. (ICGNN)", plural=True).text == shown
+
+
+def test_verb_agrees_with_the_speaker() -> None:
+    assert standalone("This paper studies transformers.", "Pei et al.", True).text == (
+        "Pei et al. study transformers."
+    )
+    assert standalone("We show that our method helps us.", "Yüksel", False).text == (
+        "Yüksel shows that their method helps them."
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["However, X holds.", "To address this, we go.", "In this paper, we propose Y.", "Then, Z."],
+)
+def test_dangling_openers_are_recognised(text: str) -> None:
+    assert dangling_opener(text)
+    assert not dangling_opener(standalone(text, "Ju et al.").text)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Which papers deal with noisy labels on graphs?", Kind.LIST),
+        ("Is there work on zero-order optimization for fine-tuning LLMs?", Kind.LIST),
+        ("Anything about SVD compression of language models?", Kind.LIST),
+        ("Is there anything on auctions?", Kind.LIST),
+        ("Do you have anything on federated unlearning?", Kind.LIST),
+        ("what is new in fairness?", Kind.LIST),
+        ("What's the latest on GRPO?", Kind.LIST),
+        ("Recent work on graph prompting?", Kind.LIST),
+        ("What is the new loss they propose?", Kind.METHOD),
+        ("How is label noise handled in graph neural networks?", Kind.METHOD),
+        ("What defense do they propose?", Kind.METHOD),
+        ("Do LLMs need to run all their layers in a fixed order?", Kind.CLAIM),
+        ("How much does GRPO help tool-using agents?", Kind.FINDING),
+        ("What dataset did they evaluate on?", Kind.DATASET),
+        ("How many tokens does it save?", Kind.NUMBER),
+        ("Tell me about ConPress.", Kind.GENERAL),
+    ],
+)
+def test_question_kinds(question: str, kind: Kind) -> None:
+    assert question_kind(question) is kind
+
+
+def test_stated_facts() -> None:
+    assert not names_a_dataset("Experiments on benchmark datasets show gains.", "ICGNN")
+    assert names_a_dataset("ConPress cuts tokens by 59% on MATH500.", "ConPress")
+    assert not names_a_dataset("We evaluate CalM on a large multi-session dataset.", "CalM")
+    assert states_number("It reduces token usage by 59%.")
+    assert not states_number("Our 7B models outperform the baselines.")
+
+
+# -- with the real models
+
+
+def _questions() -> list[str]:
+    path = ROOT / "bench" / "data" / "seed_questions.jsonl"
+    found = [json.loads(line)["question"] for line in path.read_text().splitlines() if line]
+    if CHAT.is_file():
+        for line in CHAT.read_text(encoding="utf-8").splitlines():
+            found += [t["q"] for t in json.loads(line)["turns"] if "lang" not in t]
+    return found
+
+
+def _body(text: str) -> str:
+    """The sentence without the "Ju et al. (ICGNN): " that names its speaker."""
+    head, sep, rest = text.partition(": ")
+    return rest if sep and len(head) < 60 else text
+
+
+@pytest.mark.slow
+def test_extractive_answers_never_start_with_a_dangling_connective(
+    real_seed_index: Index,
+) -> None:
+    settings = real_seed_index.settings
+    dangling = []
+    for question in _questions():
+        result = answer(real_seed_index, question, settings=settings, backend=None)
+        for s in result.sentences:
+            if s["shown"] and not s.get("note") and dangling_opener(_body(s["text"])):
+                dangling.append((question, s["text"]))
+    assert dangling == []
+
+
+MULTIMODAL_Q = "How do multimodal language models reason over images without long text?"
+
+
+@pytest.mark.slow
+def test_relevance_check_drops_a_supported_sentence_off_the_question(
+    real_seed_index: Index,
+) -> None:
+    papers = {p.authors[0]: p for p in real_seed_index.papers.values()}
+    tang, other = papers["Yuesen Tang"], papers["Haoran Sun"]  # an auction paper
+    candidates = paper_sentences(tang) + paper_sentences(other)
+    check = RelevanceCheck(
+        real_seed_index.embedder,
+        MULTIMODAL_Q,
+        candidates,
+        threshold=real_seed_index.settings.min_question_relevance,
+    )
+    off = next(s for s in paper_sentences(other) if "payment form is fixed" in s)
+    assert not check.relevant(off)
+    assert any(check.relevant(s) for s in paper_sentences(tang) if "latent" in s.lower())
+
+
+@pytest.mark.slow
+def test_which_papers_lists_every_paper_one_per_line(real_seed_index: Index) -> None:
+    settings = real_seed_index.settings
+    result = answer(
+        real_seed_index,
+        "Which papers study transformers trained on Markov chains?",
+        settings=settings,
+        backend=None,
+    )
+    lines = result.answer.splitlines()
+    assert len(lines) >= 2 and all(line.startswith("- ") for line in lines)
+    firsts = [c.hit.paper.authors[0] for c in result.citations]
+    assert {"Francesco D'Angelo", "Oğuz Yüksel"} <= set(firsts)
+    assert [line.count("[") for line in lines] == [1] * len(lines)  # one paper a line
+
+
+@pytest.mark.slow
+def test_says_plainly_when_the_abstract_does_not_state_it(real_seed_index: Index) -> None:
+    settings = real_seed_index.settings
+    result = answer(
+        real_seed_index,
+        "Which datasets was ICGNN evaluated on for noisy labels on graphs?",
+        settings=settings,
+        backend=None,
+    )
+    first_line = result.answer.splitlines()[0]
+    assert "does not state" in first_line or "None of the abstracts" in first_line
+    assert result.citations and result.citations[0].hit.paper.authors[0] == "Wei Ju"
+    assert "benchmark datasets" in result.answer  # what the abstract does say, cited
+    assert prompts.ABSTAIN not in result.answer

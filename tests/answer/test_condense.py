@@ -1,0 +1,216 @@
+"""Follow-up questions: rewritten into standalone ones, answered from the paper they mean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag.answer.condense import Turn, condense, paper_name, rule_rewrite, to_turns
+from rag.answer.pipeline import Answer, answer
+from rag.index.paper_index import Index
+from rag.ingest.pipeline import ingest
+from rag.records import Paper
+from rag.settings import Settings
+from rag.ui import app as ui
+from tests.fakes import FakeLLM
+
+# A "which papers" question: its answer lists every paper on the topic, so there is a second one.
+BROAD = "Which papers use graph neural networks on graph data?"
+FOLLOW_UP = "what dataset did the second one use?"
+
+
+@pytest.fixture
+def seeded(fake_index: Index, seeds_copy: Path) -> Index:
+    ingest([seeds_copy], fake_index)
+    return fake_index
+
+
+@pytest.fixture
+def first(seeded: Index, settings: Settings) -> Answer:
+    result = answer(seeded, BROAD, settings=settings, backend=None)
+    assert len(result.citations) >= 2, result.answer
+    return result
+
+
+def paper(abstract: str, authors: tuple[str, ...] = ("Ann Lee",), label: str = "") -> Paper:
+    return Paper.create(authors=list(authors), abstract=abstract, label=label)
+
+
+ALPHA = paper(
+    "We propose AlphaNet, a model for graphs. It is tested on Cora.", label="Lee — AlphaNet"
+)
+BETA = paper("We propose BetaGAN, a generator of molecules.", ("Bo Kim",), "Kim — BetaGAN")
+TWO_PAPERS = [
+    Turn("Which papers propose models?", "AlphaNet does [1]. BetaGAN does [2].", (ALPHA, BETA))
+]
+
+
+def test_the_second_one_is_the_paper_cited_second() -> None:
+    result = rule_rewrite(FOLLOW_UP, TWO_PAPERS)
+    assert result.papers == (BETA,)
+    assert result.question == "what dataset did BetaGAN use?"
+    assert result.method == "rule"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("what does the first paper report?", (ALPHA,)),
+        ("and the last one?", (BETA,)),
+        ("tell me more about paper 2", (BETA,)),
+        ("what does [1] evaluate on?", (ALPHA,)),
+        ("how does it work?", (ALPHA,)),
+        ("which data did they use?", (ALPHA, BETA)),
+        # A choice among the papers just cited, however long the question.
+        ("Which one doesn't need labelled molecules from the target domain?", (ALPHA, BETA)),
+        ("Which of them was evaluated on a citation network benchmark?", (ALPHA, BETA)),
+    ],
+)
+def test_references_resolve_to_the_cited_papers(question: str, expected: tuple[Paper, ...]) -> None:
+    assert rule_rewrite(question, TWO_PAPERS).papers == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "and for molecules?",
+        "What about solving PDEs?",
+        "Now a different topic: recommendation systems?",
+        "Which papers are about auctions?",
+        "How do I get to the airport from downtown?",
+        "Is it true that graph models overfit?",
+    ],
+)
+def test_a_question_with_its_own_subject_is_searched_as_typed(question: str) -> None:
+    # Gluing the previous question on made topic switches and off-topic questions search the
+    # old topic (issue 12).
+    result = rule_rewrite(question, TWO_PAPERS)
+    assert (result.question, result.papers, result.method) == (question, (), "as-is")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which of those gives guarantees?", (ALPHA, BETA)),
+        ("Which one is tested on Cora?", (ALPHA, BETA)),
+        ("Tell me more.", (ALPHA, BETA)),
+        ("Why?", (ALPHA, BETA)),
+    ],
+)
+def test_a_question_without_its_own_subject_refers_to_the_last_answer(
+    question: str, expected: tuple[Paper, ...]
+) -> None:
+    result = rule_rewrite(question, TWO_PAPERS)
+    assert result.papers == expected
+    assert "AlphaNet" in result.question and "BetaGAN" in result.question
+
+
+def test_the_llm_is_not_asked_to_rewrite_a_self_contained_question() -> None:
+    llm = FakeLLM()
+    llm.enqueue("Which papers propose models for auctions?")
+    result = condense("Which papers are about auctions?", TWO_PAPERS, backend=llm)
+    assert result.question == "Which papers are about auctions?" and llm.history == []
+
+
+def test_standalone_questions_stay_as_they_are() -> None:
+    question = "How does the first stage of curriculum training affect graph neural networks?"
+    assert rule_rewrite(question, TWO_PAPERS).question == question
+    assert condense(FOLLOW_UP, []).method == "as-is"
+
+
+def test_chat_messages_become_turns_and_numbers_are_looked_up() -> None:
+    # What the UI keeps: escaped Markdown with links, an earlier answer unlinked.
+    messages = [
+        {"role": "user", "content": "Which papers propose models?"},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "text",
+                    "text": r"AlphaNet is a model for graphs \[1\]. "
+                    '<a class="cite" href="#source-2">[2]</a> BetaGAN generates molecules '
+                    '<a class="cite" href="#source-2">[2]</a>.\n\n*a notice*',
+                }
+            ],
+        },
+    ]
+    (turn,) = to_turns(messages)
+    assert turn.question == "Which papers propose models?"
+    assert "notice" not in turn.answer and "[2]" in turn.answer
+    looked_up: list[str] = []
+
+    def resolve(text: str) -> Paper:
+        looked_up.append(text)
+        return BETA if "BetaGAN" in text else ALPHA
+
+    result = condense(FOLLOW_UP, messages, resolve=resolve)
+    assert result.papers == (BETA,)
+    assert looked_up == ["BetaGAN generates molecules."]
+
+
+def test_llm_rewrite_is_used_when_it_keeps_the_names() -> None:
+    llm = FakeLLM()
+    llm.enqueue("Which dataset did BetaGAN use?\n")
+    result = condense(FOLLOW_UP, TWO_PAPERS, backend=llm)
+    assert result.method == "llm"
+    assert result.question == "Which dataset did BetaGAN use?"
+    assert result.papers == (BETA,)
+    assert "BetaGAN" in llm.history[0].user and FOLLOW_UP in llm.history[0].user
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "Which dataset did AlphaNet use?",  # the wrong paper
+        "What is a dataset?",  # dropped the paper
+        "Sure! Here is the question:\nWhat dataset did BetaGAN use?",
+        " ".join(["BetaGAN dataset"] * 40),
+    ],
+)
+def test_llm_rewrite_that_fails_the_guard_falls_back_to_the_rule(reply: str) -> None:
+    llm = FakeLLM()
+    llm.enqueue(reply)
+    result = condense(FOLLOW_UP, TWO_PAPERS, backend=llm)
+    assert result.method == "rule"
+    assert result.question == "what dataset did BetaGAN use?"
+
+
+def test_follow_up_answer_cites_the_second_paper(
+    seeded: Index, settings: Settings, first: Answer
+) -> None:
+    second = first.citations[1].hit.paper
+    result = answer(seeded, FOLLOW_UP, settings=settings, backend=None, history=[(BROAD, first)])
+    assert not result.abstained
+    assert result.question == FOLLOW_UP
+    assert result.standalone is not None and paper_name(second) in result.standalone
+    assert [c.hit.paper.id for c in result.citations] == [second.id]
+    assert result.to_dict()["standalone_question"] == result.standalone
+
+
+def test_follow_up_in_the_chat_cites_the_second_paper(
+    seeded: Index, settings: Settings, first: Answer
+) -> None:
+    second = first.citations[1].hit.paper
+    history, _ = list(ui.chat(BROAD, [], index=seeded, settings=settings, backend="extractive"))[-1]
+    steps = list(ui.chat(FOLLOW_UP, history, index=seeded, settings=settings, backend="extractive"))
+    history, cards = steps[-1]
+    assert [m["role"] for m in history] == ["user", "assistant"] * 2
+    assert 'href="#source-1"' in history[-1]["content"]
+    assert cards.count('class="source-card"') == 1
+    assert second.citation_key in cards
+
+
+def test_a_listed_answer_in_the_chat_is_read_line_by_line() -> None:
+    # The chat keeps a "which papers" answer as one "- " line per paper; "[2]" is the second.
+    history = [
+        {"role": "user", "content": "Which papers propose models?"},
+        {
+            "role": "assistant",
+            "content": "- AlphaNet is a model for graphs [1].\n- BetaGAN generates molecules [2].",
+        },
+    ]
+    found = {"AlphaNet is a model for graphs.": ALPHA, "BetaGAN generates molecules.": BETA}
+    result = rule_rewrite("what do they generate?", to_turns(history), found.get)
+    assert result.papers == (ALPHA, BETA)

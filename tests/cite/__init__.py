@@ -1,0 +1,1 @@
+"""Tests of rag.cite and rag.stance: claim lookup, stance, references and export."""

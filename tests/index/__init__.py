@@ -1,0 +1,1 @@
+"""Tests of rag.index: the Chroma store and reader, BM25, embedders, search, evaluation."""

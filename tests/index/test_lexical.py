@@ -1,0 +1,65 @@
+"""BM25 imported without scipy: the same scores as bm25s with scipy, and scipy stays unloaded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+
+from rag.index.lexical import paper_text
+from rag.ingest.parsers import parse_path
+from tests.conftest import ROOT, SEEDS
+
+QUERIES = ["noisy labels on graphs", "fairness overparameterized", "GRPO tool use", "zzz"]
+CHILD = """
+import json, sys
+sys.path.insert(0, {root!r})
+from rag.index.lexical import BM25Index
+index = BM25Index.build([str(i) for i in range({n})], json.loads(sys.stdin.read()))
+scores = [index.scores(q).tolist() for q in {queries!r}]
+print(json.dumps({{"scores": scores, "scipy": "scipy" in sys.modules}}))
+"""
+
+
+# bm25s with scipy, as it is where scipy is importable; in its own interpreter, because once
+# this process has imported bm25s without scipy (any earlier test that searched did), bm25s
+# keeps to its numpy path.
+WITH_SCIPY = """
+import json, sys
+import scipy.sparse  # noqa: F401  before bm25s, so bm25s sees it
+import bm25s, Stemmer
+texts = json.loads(sys.stdin.read())
+stemmer = Stemmer.Stemmer("english")
+model = bm25s.BM25(csc_backend="scipy")
+model.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False))
+scores = []
+for query in {queries!r}:
+    tokens = bm25s.tokenize(
+        [query], stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False
+    )[0]
+    terms = [t for t in tokens if t in model.vocab_dict]
+    scores.append(model.get_scores(terms).tolist() if terms else [0.0] * len(texts))
+print(json.dumps({{"scores": scores, "scipy": bm25s.SCIPY_AVAILABLE}}))
+"""
+
+
+def _child(code: str, texts: list[str]) -> dict:  # type: ignore[type-arg]
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=json.dumps(texts), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    out: dict = json.loads(done.stdout)  # type: ignore[type-arg]
+    return out
+
+
+def test_bm25_without_scipy_scores_as_bm25s_with_scipy() -> None:
+    texts = [paper_text(p) for f in sorted(SEEDS.iterdir()) for p in parse_path(f).papers]
+    out = _child(CHILD.format(root=str(ROOT), n=len(texts), queries=QUERIES), texts)
+    assert out["scipy"] is False
+    reference = _child(WITH_SCIPY.format(queries=QUERIES), texts)
+    assert reference["scipy"] is True
+    for got, want in zip(out["scores"], reference["scores"], strict=True):
+        assert np.allclose(got, want, atol=1e-6)
+    assert any(max(s) > 0 for s in out["scores"])

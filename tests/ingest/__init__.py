@@ -1,0 +1,1 @@
+"""Tests of rag.ingest: parsers, formats, the ingest pipeline, labels and keys."""
