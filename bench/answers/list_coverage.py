@@ -25,8 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import calibrate_composition as cc  # noqa: E402
-
+from bench.answers import calibrate_composition as cc  # noqa: E402
 from rag.answer.abstention import question_terms, term_coverage  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.ingest.pipeline import ingest  # noqa: E402
