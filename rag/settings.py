@@ -77,7 +77,7 @@ class Settings(BaseSettings):
         ge=1,
         le=100,
         description="Papers retrieved for an answer, the most it may use; how many it uses "
-        "follows the evidence (relative_relevance, list_relative_relevance).",
+        "follows the evidence (paper_probability).",
     )
     min_relevance: float = Field(
         0.55,
@@ -90,26 +90,22 @@ class Settings(BaseSettings):
         "bench/answers/abstention.py).",
     )
 
-    relative_relevance: float = Field(
-        0.95,
+    paper_probability: float = Field(
+        0.47,
         ge=0.0,
         le=1.0,
-        description="Papers used in an answer reach at least this share of the best relevance; "
-        "calibrated by bench/answers/calibrate_composition.py.",
+        description="Least probability that a retrieved paper addresses the question for the "
+        "answer to use it, the same for every phrasing (rag/answer/paper_choice.py; fitted and "
+        "chosen on the fitting part of bench/data/paper_questions.jsonl by "
+        "bench/answers/paper_choice.py).",
     )
-    list_relative_relevance: float = Field(
-        0.675,
+    answer_probability: float = Field(
+        0.7,
         ge=0.0,
         le=1.0,
-        description='relative_relevance for "which papers" questions; calibrated by '
-        "bench/answers/calibrate_composition.py.",
-    )
-    list_relevance_floor: float = Field(
-        0.3,
-        ge=0.0,
-        le=1.0,
-        description="Least relevance of a paper, after the best-ranked one, in the answer to a "
-        '"which papers" question; calibrated by bench/answers/calibrate_composition.py.',
+        description="A question below min_relevance is still answered when one paper's "
+        "probability reaches this (a terse query naming a paper's topic); chosen on the same "
+        "fitting part so that as many unanswerable questions abstain as before.",
     )
 
     # -- answers

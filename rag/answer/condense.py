@@ -51,14 +51,21 @@ _NUMBER_REF = re.compile(
     rf"(?:\b(?:the\s+)?{_NOUN}\s*(?:number\s*|no\.?\s*)?\[?(?P<a>\d)\]?(?!\d)|\[(?P<b>\d)\])",
     re.IGNORECASE,
 )
+_ONE = r"(?:one|paper|method|approach|work|study|model|framework|source|reference|article)"
+# "this paper", "that method", "it"; "the paper" too, but not "the work on X" or "the papers":
+# a noun the question goes on to describe, or a plural after "the"/"these", is the collection's.
 _SINGULAR_REF = re.compile(
-    rf"\b(?:(?:this|that|the)\s+{_NOUN}|it|its|itself)\b(?!\s*\[)", re.IGNORECASE
+    rf"\b(?:(?:this|that)\s+{_ONE}|the\s+{_ONE}(?!\s+(?:on|about|in|regarding|for|of|that|"
+    rf"which|from|with)\b)|it|its|itself)\b(?!\s*\[)",
+    re.IGNORECASE,
 )
+# "the others", "the rest": the papers of the last list that the answer after it left out.
+_OTHERS = r"\bthe\s+(?:others|other\s+(?:ones|papers)|rest|remaining\s+(?:ones|papers))\b"
 # "Which one ...?" (not "which one of the methods"): a choice among the papers just cited.
 _WHICH_ONE = r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
 _PLURAL_REF = re.compile(
-    rf"\b(?:they|them|their|theirs|these|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
-    rf"|{_WHICH_ONE}",
+    rf"\b(?:they|them|their|theirs|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
+    rf"|{_WHICH_ONE}|{_OTHERS}",
     re.IGNORECASE,
 )
 # "Which one ...?", "Which of them/those ...?": a choice among the papers just cited, however
@@ -250,6 +257,8 @@ def rule_rewrite(
     wanted = numbers if found is None or _PLURAL_REF.search(text) else numbers[:1]
     papers = [p for p in (_cited(last, k, resolve) for k in wanted) if p is not None]
     papers = list({p.id: p for p in papers}.values())
+    if found is not None and re.fullmatch(_OTHERS, found.group(), re.IGNORECASE):
+        papers = _others(turns, papers) or papers
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
     if found is not None and found.group().lower().startswith("which"):  # "Which one ...?"
@@ -261,6 +270,15 @@ def rule_rewrite(
         names = " and ".join(paper_name(p) for p in papers)
         rewritten = f"{question.rstrip(' ?.!')} ({names})?"
     return Condensed(rewritten, question, "rule", tuple(papers))
+
+
+def _others(turns: Sequence[Turn], last_papers: Sequence[Paper]) -> list[Paper]:
+    """Return the papers of the latest answer citing more than the last one, less the last's."""
+    shown = {p.id for p in last_papers}
+    for turn in reversed(turns[:-1]):
+        if len(turn.cited) > len(shown):
+            return [p for p in turn.cited if p.id not in shown]
+    return []
 
 
 def _llm_prompt(question: str, last: Turn, named: dict[int, Paper]) -> Prompt:

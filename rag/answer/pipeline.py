@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from rag import prompts
-from rag.answer.abstention import decide, question_terms, term_coverage
+from rag.answer import paper_choice
+from rag.answer.abstention import Decision, decide, question_terms
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.answer.compose import Kind, checked_as_cited, compose, question_kind
 from rag.answer.condense import Condensed, condense
@@ -36,14 +37,6 @@ from rag.text import split_sentences
 # The local model's job is a short synthesis: once this many of its sentences are shown, the
 # rest of its output is not read (the per-paper lines follow).
 SYNTHESIS_SENTENCES = 2
-# "Which papers" answers also list a paper holding this share of the question's distinctive
-# terms when its relevance reaches the floor (bench/results/list_coverage.md).
-LIST_COVERAGE = 0.8
-LIST_COVERAGE_FLOOR = 0.15
-# Any answer: a paper other than the best-ranked, kept for its relevance, must also hold this
-# share of the question's distinctive terms (same bench: one close cosine with none of the
-# question's words is a neighbour, not an answer).
-LEAST_COVERAGE = 0.2
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
 # A follow-up that picks among the papers it refers to ("Which of those ...?", "Which one ...?").
@@ -261,34 +254,24 @@ def answer_stream(
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = _focus_hits(index, query, condensed.papers, hits)
         if len(relevant) > 1 and _SELECTS.search(question):
-            # "Which of those gives guarantees?": the ones that do; "they" means all of them.
-            floor = max(h.relevance for h in relevant) * settings.relative_relevance
-            relevant = [h for h in relevant if h.relevance >= floor]
+            # "Which of them is about fairness?": the same per-paper judgement, on the new
+            # words, among the papers referred to; when none qualifies, the collection's best.
+            terms = question_terms(index, question)
+            decision = decide(index, question, relevant, settings.min_relevance)
+            judged = paper_choice.judge(index, question, relevant, terms, decision)
+            picked = paper_choice.chosen(judged, settings.paper_probability)
+            if picked:
+                relevant = picked
+            else:
+                relevant = _collection_best(index, question, settings, filters)
+                notice = _join(notice, prompts.NONE_IN_SET)
     else:
-        # Answer only when the signals say the collection has a paper on it
-        # (rag/answer/abstention.py); then keep the papers close to the best
-        # (bench/answers/calibrate_composition.py).
+        # One judgement per retrieved paper (rag/answer/paper_choice.py), the same whatever the
+        # question's wording: does this paper address the question? The question is answered
+        # when the collection signals say it has a paper on it (rag/answer/abstention.py), or
+        # when one paper's own probability is high enough to answer alone.
         decision = decide(index, query, hits, settings.min_relevance)
-        best = max((h.relevance for h in hits), default=0.0)
-        # How many papers follows the evidence: a "which papers" question has its own cut.
-        floor = best * settings.relative_relevance
-        if kind is Kind.LIST:
-            floor = max(settings.list_relevance_floor, best * settings.list_relative_relevance)
-        # The share of the question's distinctive terms each retrieved paper holds.
-        terms = question_terms(index, query) if decision.answerable else []
-        coverage = {h.paper.id: term_coverage(index, terms, h.paper.id) for h in hits}
-        relevant = (
-            [  # the best-ranked one is kept
-                h
-                for i, h in enumerate(hits)
-                if i == 0
-                or (h.relevance >= floor and (not terms or coverage[h.paper.id] >= LEAST_COVERAGE))
-            ]
-            if decision.answerable
-            else []
-        )
-        if relevant and kind is Kind.LIST:
-            relevant = _with_covering_papers(hits, relevant, coverage)
+        relevant = _chosen_papers(index, query, hits, decision, settings)
     answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(
         index.sentence_embedder, query, relevant, settings.evidence_sentences
@@ -419,25 +402,28 @@ def _relevance_check(
     )
 
 
-def _with_covering_papers(
-    hits: list[Hit], relevant: list[Hit], coverage: dict[str, float]
+def _chosen_papers(
+    index: Index, query: str, hits: list[Hit], decision: Decision, settings: Settings
 ) -> list[Hit]:
-    """Return `relevant` plus the papers whose text holds the "which papers" question's terms.
+    """Return the retrieved papers that address `query`, most probable first (none: abstain)."""
+    if not hits:
+        return []
+    judged = paper_choice.judge(index, query, hits, question_terms(index, query), decision)
+    best = max(j.probability for j in judged)
+    if not decision.answerable and best < settings.answer_probability:
+        return []
+    # Answerable but no paper past the bar: the best-ranked one, as the signals say there is one.
+    return paper_choice.chosen(judged, settings.paper_probability) or [hits[0]]
 
-    A paper that names the topic ("interpretability") can sit far below the best cosine when
-    its abstract is about something more specific; a "which papers" answer lists it too when it
-    contains most of the question's distinctive vocabulary (`LIST_COVERAGE`) and is not far off
-    topic (`LIST_COVERAGE_FLOOR`). Fitted on half of the labelled "which papers" questions
-    (bench/answers/list_coverage.py, bench/results/list_coverage.md). `coverage` holds each hit's
-    share of the terms.
-    """
-    kept = {h.paper.id for h in relevant}
-    return [
-        h
-        for h in hits
-        if h.paper.id in kept
-        or (h.relevance >= LIST_COVERAGE_FLOOR and coverage[h.paper.id] >= LIST_COVERAGE)
-    ]
+
+def _collection_best(
+    index: Index, question: str, settings: Settings, filters: Filters | None
+) -> list[Hit]:
+    """Return the collection's best paper on `question`'s own words (for a follow-up none of
+    whose papers qualifies); empty when the collection has none either."""
+    hits = search(index, question, k=settings.top_k, retriever=settings.retriever, filters=filters)
+    decision = decide(index, question, hits, settings.min_relevance)
+    return _chosen_papers(index, question, hits, decision, settings)[:1]
 
 
 def _made_standalone(

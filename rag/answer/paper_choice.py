@@ -1,0 +1,169 @@
+"""Which retrieved papers an answer uses: one calibrated judgement per paper, for every phrasing.
+
+Whether a paper addresses a question is read from what can be measured of that question and
+that paper, never from how the question is worded ("which papers", "summarize", a bare keyword
+query all get the same judgement):
+
+- `cosine`: the cosine of the paper's best passage, and `cosine_gap`, how far it falls below
+  the best paper's;
+- `rank`: log(1 + its place in the fused ranking), and `fused`, its fused score over the best;
+- `lexical`: its BM25 score over the most the question's terms could give, and `lexical_share`,
+  over the best retrieved paper's;
+- `coverage`: the IDF-weighted share of the question's distinctive terms it holds
+  (`abstention.term_coverage`), and `coverage_gap` below the best coverage;
+- `terms`: log(1 + the question's term count), since short questions reach lower cosines;
+- `answerable`: the question-level probability that the collection has a paper on it
+  (`abstention.decide`), so that a paper of an off-topic question does not qualify alone.
+
+A logistic regression fitted by `bench/answers/paper_choice.py` on labelled question-paper pairs
+(`bench/data/paper_questions.jsonl` and `phrasing_needs.jsonl`, their fitting part) combines them;
+a paper takes part when its probability reaches `THRESHOLD`, chosen on the fitting part (the
+held-out figures are in `bench/results/paper_choice.md`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag.answer.abstention import BM25_K1, Decision, documents_holding, term_coverage
+from rag.index.paper_index import Index
+from rag.records import Hit
+
+FEATURES = (
+    "cosine",
+    "cosine_gap",
+    "rank",
+    "fused",
+    "lexical",
+    "lexical_share",
+    "coverage",
+    "coverage_gap",
+    "terms",
+    "answerable",
+)
+# Fitted by bench/answers/paper_choice.py (standardised features; bench/results/paper_choice.json).
+MEAN = (
+    0.27535,
+    0.183921,
+    1.510441,
+    0.519153,
+    0.07911,
+    0.386461,
+    0.279522,
+    0.513187,
+    1.590914,
+    0.829813,
+)
+SCALE = (
+    0.120352,
+    0.125703,
+    0.695407,
+    0.250588,
+    0.079816,
+    0.318356,
+    0.315801,
+    0.36013,
+    0.466004,
+    0.30981,
+)
+COEF = (
+    0.085545,
+    -1.582603,
+    -0.305695,
+    0.168777,
+    0.284399,
+    0.639046,
+    0.927725,
+    -0.641971,
+    0.102549,
+    0.227898,
+)
+INTERCEPT = -3.942086
+THRESHOLD = 0.47  # = Settings.paper_probability
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One retrieved paper with the probability that it addresses the question."""
+
+    hit: Hit
+    probability: float
+
+
+def features(
+    index: Index,
+    question: str,
+    hits: Sequence[Hit],
+    terms: list[tuple[str, bool]],
+    decision: Decision,
+) -> np.ndarray:
+    """Return one row of `FEATURES` per hit (hits in fused order, best first)."""
+    if not hits:
+        return np.zeros((0, len(FEATURES)))
+    bm25 = index.bm25()
+    n = max(1, len(bm25))
+    possible = 0.0
+    for term, name in terms:
+        docs = documents_holding(index, term, name)
+        possible += math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5)) * (BM25_K1 + 1)
+    all_scores = bm25.scores(question) if terms else None
+    lexical = []
+    for h in hits:
+        row = bm25.position(h.paper.id)
+        value = 0.0
+        if possible > 0 and row is not None and all_scores is not None:
+            value = float(all_scores[row]) / possible
+        lexical.append(value)
+    coverage = [term_coverage(index, terms, h.paper.id) if terms else 0.0 for h in hits]
+    best_cos = max(h.relevance for h in hits)
+    best_fused = max(hits[0].score, 1e-9)
+    best_lex = max(max(lexical), 1e-9)
+    best_cov = max(coverage)
+    n_terms = math.log1p(len(terms))
+    rows = [
+        (
+            h.relevance,
+            best_cos - h.relevance,
+            math.log1p(i),
+            h.score / best_fused,
+            lexical[i],
+            lexical[i] / best_lex,
+            coverage[i],
+            best_cov - coverage[i],
+            n_terms,
+            decision.probability,
+        )
+        for i, h in enumerate(hits)
+    ]
+    return np.array(rows, dtype=np.float64)
+
+
+def probabilities(rows: np.ndarray) -> np.ndarray:
+    """Return the fitted model's probability for each row of `features`."""
+    if not len(rows):
+        return np.zeros(0)
+    z = (rows - np.array(MEAN)) / np.array(SCALE)
+    logit = z @ np.array(COEF) + INTERCEPT
+    return 1.0 / (1.0 + np.exp(-logit))
+
+
+def judge(
+    index: Index,
+    question: str,
+    hits: Sequence[Hit],
+    terms: list[tuple[str, bool]],
+    decision: Decision,
+) -> list[Judged]:
+    """Return each hit with the probability that it addresses `question`, in the hits' order."""
+    p = probabilities(features(index, question, hits, terms, decision))
+    return [Judged(h, float(q)) for h, q in zip(hits, p, strict=True)]
+
+
+def chosen(judged: Sequence[Judged], threshold: float = THRESHOLD) -> list[Hit]:
+    """Return the papers whose probability reaches `threshold`, most probable first."""
+    kept = [j for j in judged if j.probability >= threshold]
+    return [j.hit for j in sorted(kept, key=lambda j: -j.probability)]
