@@ -84,6 +84,10 @@ COEF = (
 )
 INTERCEPT = -3.942086
 THRESHOLD = 0.47  # = Settings.paper_probability
+# A question the abstention signals reject is answered by one paper alone (answer_probability)
+# only above this answerability: the least that keeps the dev chat sessions' off-topic turns
+# abstaining ("recent results on protein structure prediction?": 0.051), at no cost held out.
+LEAST_ANSWERABILITY_ALONE = 0.06
 
 
 @dataclass(frozen=True)

@@ -410,7 +410,11 @@ def _chosen_papers(
         return []
     judged = paper_choice.judge(index, query, hits, question_terms(index, query), decision)
     best = max(j.probability for j in judged)
-    if not decision.answerable and best < settings.answer_probability:
+    alone = (
+        best >= settings.answer_probability
+        and decision.probability >= paper_choice.LEAST_ANSWERABILITY_ALONE
+    )
+    if not decision.answerable and not alone:
         return []
     # Answerable but no paper past the bar: the best-ranked one, as the signals say there is one.
     return paper_choice.chosen(judged, settings.paper_probability) or [hits[0]]
