@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,11 +221,21 @@ def _definitions(index: Index) -> dict[str, set[tuple[str, ...]]]:
     return _defined[key]
 
 
+def logistic(
+    rows: np.ndarray,
+    mean: Sequence[float],
+    scale: Sequence[float],
+    coef: Sequence[float],
+    intercept: float,
+) -> np.ndarray:
+    """Return a fitted logistic regression's probabilities for `rows` of raw features."""
+    z = (rows - np.array(mean)) / np.array(scale)
+    return 1.0 / (1.0 + np.exp(-(z @ np.array(coef) + intercept)))
+
+
 def probability(found: Signals) -> float:
     """Return the fitted model's probability that the collection has a paper on it."""
-    z = (found.vector() - np.array(MEAN)) / np.array(SCALE)
-    logit = float(z @ np.array(COEF)) + INTERCEPT
-    return 1.0 / (1.0 + math.exp(-logit))
+    return float(logistic(found.vector(), MEAN, SCALE, COEF, INTERCEPT))
 
 
 def decide(index: Index, question: str, hits: list[Hit], threshold: float) -> Decision:

@@ -37,7 +37,9 @@ _ORDINALS = {
     "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
     "fifth": 5, "5th": 5, "former": 1,
 }  # fmt: skip
-_NOUN = r"(?:one|paper|papers|method|approach|work|study|model|framework|source|reference|article)"
+_ONE_WORDS = "one paper method approach work study model framework source reference article"
+_ONE = rf"(?:{'|'.join(_ONE_WORDS.split())})"
+_NOUN = rf"(?:{_ONE}|papers)"
 _ORD = rf"(?:{'|'.join(_ORDINALS)}|last|latter)"
 # "the second one/paper/method", or a bare "the second" that ends the phrase ("did the second
 # use?"), but not "the first stage".
@@ -51,7 +53,6 @@ _NUMBER_REF = re.compile(
     rf"(?:\b(?:the\s+)?{_NOUN}\s*(?:number\s*|no\.?\s*)?\[?(?P<a>\d)\]?(?!\d)|\[(?P<b>\d)\])",
     re.IGNORECASE,
 )
-_ONE = r"(?:one|paper|method|approach|work|study|model|framework|source|reference|article)"
 # "this paper", "that method", "it"; "the paper" too, but not "the work on X" or "the papers":
 # a noun the question goes on to describe, or a plural after "the"/"these", is the collection's.
 _SINGULAR_REF = re.compile(

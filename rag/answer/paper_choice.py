@@ -17,8 +17,8 @@ query all get the same judgement):
 
 A logistic regression fitted by `bench/answers/paper_choice.py` on labelled question-paper pairs
 (`bench/data/paper_questions.jsonl` and `phrasing_needs.jsonl`, their fitting part) combines them;
-a paper takes part when its probability reaches `THRESHOLD`, chosen on the fitting part (the
-held-out figures are in `bench/results/paper_choice.md`).
+a paper takes part when its probability reaches `Settings.paper_probability`, chosen on the
+fitting part (the held-out figures are in `bench/results/paper_choice.md`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag.answer.abstention import BM25_K1, Decision, documents_holding, term_coverage
+from rag.answer.abstention import (
+    BM25_K1,
+    Decision,
+    documents_holding,
+    logistic,
+    term_coverage,
+)
 from rag.index.paper_index import Index
 from rag.records import Hit
 
@@ -83,7 +89,6 @@ COEF = (
     0.227898,
 )
 INTERCEPT = -3.942086
-THRESHOLD = 0.47  # = Settings.paper_probability
 # A question the abstention signals reject is answered by one paper alone (answer_probability)
 # only above this answerability: the least that keeps the dev chat sessions' off-topic turns
 # abstaining ("recent results on protein structure prediction?": 0.051), at no cost held out.
@@ -148,11 +153,7 @@ def features(
 
 def probabilities(rows: np.ndarray) -> np.ndarray:
     """Return the fitted model's probability for each row of `features`."""
-    if not len(rows):
-        return np.zeros(0)
-    z = (rows - np.array(MEAN)) / np.array(SCALE)
-    logit = z @ np.array(COEF) + INTERCEPT
-    return 1.0 / (1.0 + np.exp(-logit))
+    return logistic(rows, MEAN, SCALE, COEF, INTERCEPT)
 
 
 def judge(
@@ -167,7 +168,7 @@ def judge(
     return [Judged(h, float(q)) for h, q in zip(hits, p, strict=True)]
 
 
-def chosen(judged: Sequence[Judged], threshold: float = THRESHOLD) -> list[Hit]:
+def chosen(judged: Sequence[Judged], threshold: float) -> list[Hit]:
     """Return the papers whose probability reaches `threshold`, most probable first."""
     kept = [j for j in judged if j.probability >= threshold]
     return [j.hit for j in sorted(kept, key=lambda j: -j.probability)]
