@@ -28,7 +28,8 @@ class Paper:
     """One paper: metadata as the source gave it, never invented.
 
     `abstract` is the clean text (LaTeX and Markdown markup removed) used for display and
-    search. `label` is a derived display name when there is no title (`label_derived`).
+    search; it is "" for a title-only record (`title_only`), kept from an entry without an
+    abstract. `label` is a derived display name when there is no title (`label_derived`).
     """
 
     id: str
@@ -59,6 +60,20 @@ class Paper:
         return cls(id=pid, authors=tuple(authors), abstract=abstract, **fields)
 
     @property
+    def title_only(self) -> bool:
+        """Whether the source gave no abstract: searchable and citable by title, never evidence."""
+        return not self.abstract
+
+    @property
+    def title_key(self) -> str | None:
+        """The id this paper has as a title-only record (None without a title).
+
+        A title-only record and the same entry read later with its abstract share it, so the
+        one with the abstract replaces the other instead of sitting beside it.
+        """
+        return paper_id(self.authors, "", self.title) if self.title else None
+
+    @property
     def source_file(self) -> str:
         """The file part of `source` (`path:line`)."""
         path, _, line = self.source.rpartition(":")
@@ -72,6 +87,7 @@ class Paper:
         """Return a JSON-ready dict (authors as a list)."""
         data = asdict(self)
         data["authors"] = list(self.authors)
+        data["title_only"] = self.title_only
         return data
 
     def to_json(self) -> str:
@@ -87,6 +103,20 @@ class Paper:
     @classmethod
     def from_json(cls, text: str) -> Paper:
         return cls.from_dict(json.loads(text))
+
+
+@dataclass(frozen=True)
+class ParseNotice:
+    """What a user should know about a file that was still read whole (not an error).
+
+    Said once per file, however many entries it concerns ("3 entries have no citation key").
+    """
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -119,6 +149,7 @@ class IngestReport:
     updated: int = 0
     unchanged: int = 0
     removed: int = 0
+    upgraded: int = 0  # title-only records removed: the same paper is in with its abstract
     files: int = 0
     errors: tuple[str, ...] = field(default_factory=tuple)
     # Citation keys from the files that were taken: each message names both papers and the
@@ -126,6 +157,10 @@ class IngestReport:
     key_clashes: tuple[str, ...] = field(default_factory=tuple)
     # Stored papers whose source now gives another key (renamed in the reference manager).
     key_changes: tuple[str, ...] = field(default_factory=tuple)
+    # One line per file about its entries without an abstract (and other notes that are not
+    # errors, such as entries without a citation key); the entries themselves, one a line.
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    no_abstract: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def partial(self) -> bool:

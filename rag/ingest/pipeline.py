@@ -12,7 +12,7 @@ import numpy as np
 
 from rag.index.paper_index import Index
 from rag.ingest.chunking import chunk_paper
-from rag.ingest.naming import rekey_stored, settle_keys
+from rag.ingest.naming import rekey_stored, settle_keys, usable_key
 from rag.ingest.parsers import iter_files, parse_path
 from rag.records import IngestReport, Paper
 
@@ -74,29 +74,45 @@ class ParsedFiles:
 
     `complete` holds the files read without any problem: only those may drop stored papers
     they no longer hold. A file with a bad record, a skipped rest or a refusal keeps its
-    stored papers until it reads cleanly, so nothing is lost to a broken line.
+    stored papers until it reads cleanly, so nothing is lost to a broken line. An entry
+    without an abstract is no problem: left out (unless kept as a title-only record), it is
+    counted in one note per file, and a title-only record stored for it earlier stays
+    (`held`).
     """
 
     papers: dict[str, Paper] = field(default_factory=dict)
     files: set[str] = field(default_factory=set)
     complete: set[str] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
+    held: set[str] = field(default_factory=set)  # ids of title-only entries read, not taken
+    notes: list[str] = field(default_factory=list)  # one line per file per kind of note
+    no_abstract: list[str] = field(default_factory=list)  # one line per entry without one
 
     def report(self) -> IngestReport:
         """Return the report of an ingest that stored nothing from these files."""
-        return IngestReport(files=len(self.files), errors=tuple(self.errors))
+        return IngestReport(
+            files=len(self.files),
+            errors=tuple(self.errors),
+            notes=tuple(self.notes),
+            no_abstract=tuple(self.no_abstract),
+        )
 
 
-def read_files(paths: Sequence[str | Path], fmt: str | None = None) -> ParsedFiles:
+def read_files(
+    paths: Sequence[str | Path], fmt: str | None = None, *, title_only: bool = False
+) -> ParsedFiles:
     """Parse the files in `paths` (files or folders).
 
     Args:
         paths: files and folders (walked recursively).
         fmt: a parser name for every file; detected per file when None.
+        title_only: keep the entries without an abstract that have a title, as title-only
+            records; else they are only counted.
 
     Returns:
-        The papers, the files seen and those read cleanly, and one message per bad file or
-        record.
+        The papers, the files seen and those read cleanly, one message per bad file or
+        record, one note per file about its entries without an abstract (and the parsers'
+        notices), and one line per such entry.
     """
     parsed = ParsedFiles()
     for path in iter_files([Path(p) for p in paths]):
@@ -106,18 +122,73 @@ def read_files(paths: Sequence[str | Path], fmt: str | None = None) -> ParsedFil
         if not result.errors:
             parsed.complete.add(name)
         parsed.errors.extend(str(e) for e in result.errors)
+        parsed.notes.extend(str(n) for n in result.notices)
         for paper in result.papers:
             parsed.papers.setdefault(paper.id, paper)
+        if result.no_abstract:
+            _take_no_abstract(parsed, name, result.no_abstract, title_only)
     return parsed
 
 
+def _take_no_abstract(
+    parsed: ParsedFiles, path: str, entries: list[Paper], title_only: bool
+) -> None:
+    """Keep or count one file's entries without an abstract, and say so in one note."""
+    titled = [p for p in entries if p.title]
+    parsed.no_abstract.extend(f"{p.source}: {_entry_name(p)} has no abstract" for p in entries)
+    if title_only:
+        for paper in titled:
+            parsed.papers.setdefault(paper.id, paper)
+    else:
+        parsed.held.update(p.id for p in titled)
+    untitled = len(entries) - len(titled)
+    parts = []
+    if titled and title_only:
+        parts.append(f"{_entries(len(titled))} without an abstract kept as title-only records")
+    elif titled:
+        which = "them" if len(titled) > 1 else "it"
+        which = f"the {len(titled)} with a title" if untitled else which
+        records = "title-only records" if len(titled) > 1 else "a title-only record"
+        parts.append(
+            f"{_entries(len(entries))} without an abstract {_were(len(entries))} not indexed; "
+            f"`rag ingest --title-only` keeps {which} as {records}"
+        )
+    if untitled and (title_only or not titled):
+        parts.append(
+            f"{_entries(untitled)} with neither a title nor an abstract "
+            f"{_were(untitled)} not indexed"
+        )
+    parsed.notes.append(f"{path}: " + "; ".join(parts))
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'ies' if n != 1 else 'y'}"
+
+
+def _were(n: int) -> str:
+    return "were" if n != 1 else "was"
+
+
+def _entry_name(paper: Paper) -> str:
+    title = paper.title or ""
+    shown = title if len(title) <= 70 else title[:69].rsplit(" ", 1)[0] + "…"
+    key = f"entry '{paper.citation_key}'" if paper.citation_key else "the entry"
+    return f"{key} ({shown})" if shown else key
+
+
 def ingest(
-    paths: Sequence[str | Path], index: Index, *, fmt: str | None = None, progress: bool = False
+    paths: Sequence[str | Path],
+    index: Index,
+    *,
+    fmt: str | None = None,
+    progress: bool = False,
+    title_only: bool = False,
 ) -> IngestReport:
     """Add the papers in `paths` (files or folders) to `index`.
 
     Papers already stored are not embedded again; a file edited in place replaces the papers
     it used to hold; bad files and records are reported and the good ones still go in.
+    Entries without an abstract are counted, or kept as title-only records (`title_only`).
 
     Returns:
         Counts of what changed and one message per skipped file or record.
@@ -125,11 +196,16 @@ def ingest(
     Raises:
         IndexBusyError: another process is writing the index.
     """
-    return store_files(read_files(paths, fmt), index, progress=progress)
+    files = read_files(paths, fmt, title_only=title_only)
+    return store_files(files, index, progress=progress)
 
 
 def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> IngestReport:
     """Bring `index` in line with parsed files: add new papers, drop those the files lost.
+
+    A title-only record is replaced by the same entry read with its abstract (same title and
+    authors, or same DOI), keeping its citation key; a title-only entry whose paper is
+    stored or read with its abstract is not added beside it.
 
     Args:
         files: what `read_files` read.
@@ -137,24 +213,29 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         progress: show a progress bar.
 
     Returns:
-        Counts of what changed, and the errors of `files`.
+        Counts of what changed, and the errors and notes of `files`.
 
     Raises:
         IndexBusyError: another process is writing the index.
         ConfigError, IndexMismatchError: the embedding model cannot be loaded or does not
             fit the index (raised before anything is written).
     """
-    parsed = files.papers
+    parsed = dict(files.papers)
     with index.writing():
         index.refresh()
         stored = index.papers
-        stale = [
+        stale = {
             pid
             for pid, p in stored.items()
-            if p.source_file in files.complete and pid not in parsed
-        ]
-        taken = {p.citation_key for pid, p in stored.items() if pid not in set(stale)}
-        keyed = settle_keys([p for pid, p in parsed.items() if pid not in stored], taken)
+            if p.source_file in files.complete and pid not in parsed and pid not in files.held
+        }
+        upgraded = _upgrades(stored, stale, parsed)
+        for pid in upgraded:
+            parsed.pop(pid, None)
+        gone = stale | set(upgraded)
+        taken = {p.citation_key for pid, p in stored.items() if pid not in gone}
+        fresh = [_inherit_key(p, upgraded) for pid, p in parsed.items() if pid not in stored]
+        keyed = settle_keys(fresh, taken)
         new = keyed.papers
         if new:
             index.ingest_embedder  # noqa: B018  # a model that cannot load fails before any write
@@ -165,8 +246,8 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
             for old, p in kept
             if old.source != p.source or old.id in rekeyed.keys
         ]
-        if stale:
-            index.store.delete(stale)
+        if gone:
+            index.store.delete(sorted(gone))
         if moved:
             index.store.update_records(moved)
         _embed_and_store(index, new, progress)
@@ -176,13 +257,50 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         updated=len(moved),
         unchanged=len(parsed) - len(new) - len(moved),
         removed=len(stale),
+        upgraded=len(upgraded),
         files=len(files.files),
         errors=tuple(files.errors),
         key_clashes=tuple(keyed.clashes + rekeyed.clashes),
         key_changes=tuple(rekeyed.changes),
+        notes=tuple(files.notes),
+        no_abstract=tuple(files.no_abstract),
     )
     log.info("ingest: %s", report)
     return report
+
+
+def _upgrades(
+    stored: dict[str, Paper], stale: set[str], parsed: dict[str, Paper]
+) -> dict[str, Paper]:
+    """Return the title-only records (by id) that a paper with its abstract now stands for.
+
+    Such a paper is stored (and stays) or is being read; it covers a title-only record with
+    its title and authors (`Paper.title_key`) or its DOI. Title-only entries just read that
+    are covered are dropped from `parsed` too, so none is added beside its paper.
+    """
+    full = [p for pid, p in stored.items() if pid not in stale and not p.title_only]
+    full += [p for p in parsed.values() if not p.title_only]
+    titles = {p.title_key for p in full} - {None}
+    dois = {p.doi.casefold() for p in full if p.doi}
+    covered = {
+        pid
+        for pid, p in (*stored.items(), *parsed.items())
+        if p.title_only and (pid in titles or (p.doi and p.doi.casefold() in dois))
+    }
+    for pid in covered - set(stored):
+        parsed.pop(pid)  # read without its abstract, while its paper is there: not added
+    return {pid: stored[pid] for pid in covered if pid in stored and pid not in stale}
+
+
+def _inherit_key(paper: Paper, upgraded: dict[str, Paper]) -> Paper:
+    """Give a paper the key of the title-only record it replaces, unless its source gives one."""
+    if paper.title_only or usable_key(paper.citation_key):
+        return paper
+    doi = paper.doi.casefold() if paper.doi else None
+    for old in upgraded.values():
+        if old.id == paper.title_key or (doi and old.doi and old.doi.casefold() == doi):
+            return paper.with_(citation_key=old.citation_key)
+    return paper
 
 
 def remove(index: Index, paper_ids: Sequence[str]) -> int:

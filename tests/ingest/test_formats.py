@@ -23,26 +23,31 @@ from rag.ingest.pipeline import ingest
 
 DATA = Path(__file__).parents[1] / "data"
 
-# file → (format, papers read, [(line, words in the error)])
+# file → (format, papers read, [lines of the entries without an abstract],
+#         [(line, words in the error)])
 SAMPLES = {
-    "references.bib": ("bibtex", 3, [(38, "no abstract"), (46, "expected ','")]),
-    "zotero-export.csv": ("csv", 3, [(5, "without an abstract"), (6, "'year'")]),
-    "arxiv-snapshot.jsonl": ("arxiv", 3, [(4, "missing abstract"), (5, "invalid JSON")]),
-    "more-seeds.txt": ("seed", 2, [(13, "without an abstract")]),
-    "papers.jsonl": ("jsonl", 2, [(3, "missing abstract")]),
-    "zotero-export.ris": ("ris", 4, [(37, "no abstract"), (55, "no 'ER  - ' line")]),
-    "zotero-library.json": ("csljson", 3, [(35, "no 'abstract'"), (57, "'issued'")]),
-    "pubmed-export.nbib": ("pubmed", 3, [(53, "no abstract")]),
+    "references.bib": ("bibtex", 3, [38], [(46, "expected ','")]),
+    "zotero-export.csv": ("csv", 3, [5], [(6, "'year'")]),
+    "arxiv-snapshot.jsonl": ("arxiv", 3, [4], [(5, "invalid JSON")]),
+    "more-seeds.txt": ("seed", 2, [], [(13, "without an abstract")]),
+    "papers.jsonl": ("jsonl", 2, [3], []),
+    "zotero-export.ris": ("ris", 4, [37], [(55, "no 'ER  - ' line")]),
+    "zotero-library.json": ("csljson", 3, [35], [(57, "'issued'")]),
+    "pubmed-export.nbib": ("pubmed", 3, [53], []),
+    "savedrecs.txt": ("wos", 3, [41], [(50, "'PY'"), (67, "no 'ER' line")]),
+    "savedrecs-tab.txt": ("wos", 2, [4], [(5, "'PY'")]),
 }
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_each_sample_is_read_and_its_bad_records_named(name: str) -> None:
-    fmt, count, bad = SAMPLES[name]
+    fmt, count, untold, bad = SAMPLES[name]
     path = DATA / name
     assert detect_format(path) == fmt
     result = parse_path(path)
     assert len(result.papers) == count
+    assert [p.source for p in result.no_abstract] == [f"{path}:{line}" for line in untold]
+    assert all(p.title_only and p.title for p in result.no_abstract)
     assert [(e.path, e.line) for e in result.errors] == [(str(path), line) for line, _ in bad]
     for error, (_, words) in zip(result.errors, bad, strict=True):
         assert words in error.reason
@@ -53,14 +58,21 @@ def test_ingesting_the_folder_picks_each_parser_and_reports_every_bad_record(
     tmp_path: Path, fake_index: Index
 ) -> None:
     folder = tmp_path / "library"
-    shutil.copytree(DATA, folder, ignore=shutil.ignore_patterns("cite_*"))
+    shutil.copytree(DATA, folder, ignore=shutil.ignore_patterns("cite_*", "wos-*", "bbt-*"))
     report = ingest([folder], fake_index)
-    assert report.added == sum(count for _, count, _ in SAMPLES.values())
+    assert report.added == sum(count for _, count, _, _ in SAMPLES.values())
     assert report.files == len(SAMPLES)
     expected = {
-        f"{folder / name}:{line}" for name, (_, _, bad) in SAMPLES.items() for line, _ in bad
+        f"{folder / name}:{line}" for name, (_, _, _, bad) in SAMPLES.items() for line, _ in bad
     }
     assert {e.split(": ", 1)[0] for e in report.errors} == expected
+    # One note per file with entries lacking an abstract, naming the flag that keeps them.
+    untold = {name for name, (_, _, lines, _) in SAMPLES.items() if lines}
+    assert sorted(report.notes) == sorted(
+        f"{folder / name}: 1 entry without an abstract was not indexed; "
+        "`rag ingest --title-only` keeps it as a title-only record"
+        for name in untold
+    )
     assert ingest([folder], fake_index).added == 0
 
 

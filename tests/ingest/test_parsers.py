@@ -170,8 +170,11 @@ def test_bad_lines_are_reported_and_good_ones_kept(tmp_path: Path) -> None:
     path.write_bytes(("\n".join(lines)).encode() + b"\n" + b'{"abstract": "\xff"}\n')
     result = parse_path(path)
     assert [p.abstract for p in result.papers] == ["good one", "good two"]
-    assert [(e.path, e.line) for e in result.errors] == [(str(path), n) for n in (2, 3, 4, 5, 6, 9)]
-    assert "year" in result.errors[2].reason and "authors" in result.errors[3].reason
+    assert [(e.path, e.line) for e in result.errors] == [(str(path), n) for n in (2, 4, 5, 6, 9)]
+    assert "year" in result.errors[1].reason and "authors" in result.errors[2].reason
+    # An entry without an abstract is not a bad record: it is a title-only paper, apart.
+    (untold,) = result.no_abstract
+    assert untold.title == "no abstract" and untold.title_only and untold.source == f"{path}:3"
     assert str(result.errors[0]).startswith(f"{path}:2: invalid JSON")
 
 

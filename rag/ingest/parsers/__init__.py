@@ -1,7 +1,11 @@
 """Paper files: find them, tell their format, parse them into `Paper` records.
 
-Each format is one module with `parse(path) -> Iterator[Paper | ParseError]`, registered in
-`PARSERS`. A bad file or record becomes a `ParseError` in the result, never an exception.
+Each format is one module with `parse(path) -> Iterator[Paper | ParseError | ParseNotice]`,
+registered in `PARSERS`. A bad file or record becomes a `ParseError` in the result, never an
+exception; what a user should know about a good file (entries without a citation key) is one
+`ParseNotice`.
+An entry without an abstract (a book, a web page, a letter) is not a bad record: it comes out
+as a title-only `Paper` (abstract ""), which the ingest keeps or counts (`rag.ingest`).
 Files are read in bounded memory (`rag.ingest.parsers.reading`) and records held to size caps
 (`rag.ingest.parsers.limits`), so a huge or absurd file is reported, not loaded.
 """
@@ -10,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.errors import ParseError
@@ -24,10 +28,12 @@ from rag.ingest.parsers import (
     pubmed,
     ris,
     seed_page,
+    wos,
 )
-from rag.records import Paper
+from rag.records import Paper, ParseNotice
 
-Parser = Callable[[Path], Iterator[Paper | ParseError]]
+Item = Paper | ParseError | ParseNotice
+Parser = Callable[[Path], Iterator[Item]]
 
 PARSERS: dict[str, Parser] = {
     "arxiv": arxiv.parse,
@@ -38,6 +44,7 @@ PARSERS: dict[str, Parser] = {
     "pubmed": pubmed.parse,
     "ris": ris.parse,
     "seed": seed_page.parse,
+    "wos": wos.parse,
 }
 _BY_EXTENSION = {
     ".bib": "bibtex",
@@ -57,10 +64,13 @@ MAX_ERRORS_PER_FILE = 100  # past this, the file is surely in another format: st
 
 @dataclass(frozen=True)
 class ParseResult:
-    """The papers read from one file, and the errors of what could not be read."""
+    """The papers read from one file, the entries without an abstract, and the errors."""
 
     papers: list[Paper]
     errors: list[ParseError]
+    # Entries the source gave no abstract: title-only papers (a title is not guaranteed).
+    no_abstract: list[Paper] = field(default_factory=list)
+    notices: list[ParseNotice] = field(default_factory=list)
 
 
 def iter_files(paths: Iterable[Path]) -> Iterator[Path]:
@@ -117,28 +127,36 @@ def detect_format(path: Path) -> str:
         path: the file.
 
     Returns:
-        A key of `PARSERS`: "bibtex" for .bib, "csv" for .csv/.tsv, "ris" for .ris,
-        "pubmed" for .nbib/.medline; for .jsonl/.ndjson/.json and text that starts with "{"
-        or "[", "arxiv" when the first record has the arXiv snapshot's keys, "csljson" when
-        it has CSL's (`issued`, `author` objects, ...), else "jsonl"; for other text,
-        "bibtex" when it starts with an `@type{` entry, "ris" with `TY  - `, "pubmed" with
-        `PMID- `, "seed" for the seed page layout.
+        A key of `PARSERS`: "wos" for a Web of Science export (plain text or tab-delimited,
+        whatever its extension: it is often saved as .txt, .ris or .csv), else "bibtex" for
+        .bib, "csv" for .csv/.tsv, "ris" for .ris, "pubmed" for .nbib/.medline; for
+        .jsonl/.ndjson/.json and text that starts with "{" or "[", "arxiv" when the first
+        record has the arXiv snapshot's keys, "csljson" when it has CSL's (`issued`,
+        `author` objects, ...), else "jsonl"; for other text, "bibtex" when it starts with
+        an `@type{` entry, "ris" with `TY  - `, "pubmed" with `PMID- `, "seed" for the seed
+        page layout.
 
     Raises:
         ParseError: when the file cannot be read or its format is unknown.
     """
     suffix = path.suffix.lower()
-    if suffix in _BY_EXTENSION:
-        return _BY_EXTENSION[suffix]
     supported = (
         "JSON lines (.jsonl), a JSON array (.json), CSL-JSON (.json), BibTeX (.bib), RIS "
-        "(.ris), PubMed (.nbib), CSV with a header row (.csv) or a seed page (.txt)"
+        "(.ris), PubMed (.nbib), Web of Science (.txt), CSV with a header row (.csv) or a "
+        "seed page (.txt)"
     )
     if suffix in _JSON_EXTENSIONS:
         return _json_kind(path)
-    if suffix not in _SNIFFED_EXTENSIONS:
+    if suffix not in _BY_EXTENSION and suffix not in _SNIFFED_EXTENSIONS:
         raise ParseError(str(path), f"unsupported file type '{suffix}': use {supported}")
-    head = _head(path).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    try:
+        head = _head(path).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    except OSError:
+        head = ""  # iter_path says why the file cannot be read
+    if wos.looks_like(head):
+        return "wos"
+    if suffix in _BY_EXTENSION:
+        return _BY_EXTENSION[suffix]
     if head.startswith(("{", "[")):
         return _json_kind_of(head)
     if bibtex.looks_like(head):
@@ -167,20 +185,22 @@ def _json_kind_of(head: str) -> str:
     return "csljson" if csl_json.looks_like(head) else "jsonl"
 
 
-def iter_path(path: Path, fmt: str | None = None) -> Iterator[Paper | ParseError]:
+def iter_path(path: Path, fmt: str | None = None) -> Iterator[Item]:
     """Parse one file lazily into papers and errors, in file order.
 
     Every paper is held to the caps of `rag.ingest.parsers.limits`; one over a cap becomes a
     `ParseError` at its line. After `MAX_ERRORS_PER_FILE` errors the rest of the file is
-    skipped, with one more error saying so.
+    skipped, with one more error saying so. Entries without an abstract come out as
+    title-only papers and never count as errors: in a real library they are normal.
 
     Args:
         path: the file.
         fmt: a key of `PARSERS`; detected with `detect_format` when None.
 
     Returns:
-        An iterator of papers and `ParseError`s: one per unreadable file or record (a
-        missing, empty, binary or non-UTF-8 file, an unknown format, a bad record).
+        An iterator of papers, `ParseError`s (one per unreadable file or record: a missing,
+        empty, binary or non-UTF-8 file, an unknown format, a bad record) and the parser's
+        `ParseNotice`s.
     """
     found = False
     errors = 0
@@ -191,6 +211,9 @@ def iter_path(path: Path, fmt: str | None = None) -> Iterator[Paper | ParseError
             known = ", ".join(sorted(PARSERS))
             raise ParseError(str(path), f"unknown format '{fmt}': use one of {known}")
         for item in PARSERS[fmt](path):
+            if isinstance(item, ParseNotice):
+                yield item
+                continue
             found = True
             if isinstance(item, Paper) and (reason := limits.check(item)):
                 item = ParseError(str(path), reason, _line_of(item))
@@ -222,16 +245,23 @@ def parse_path(path: Path, fmt: str | None = None) -> ParseResult:
         fmt: a key of `PARSERS`; detected with `detect_format` when None.
 
     Returns:
-        The papers in file order, and the errors, as `iter_path` gives them.
+        The papers with an abstract in file order, the errors as `iter_path` gives them, the
+        entries without an abstract (title-only papers) apart, and the notices.
     """
     papers: list[Paper] = []
     errors: list[ParseError] = []
+    no_abstract: list[Paper] = []
+    notices: list[ParseNotice] = []
     for item in iter_path(path, fmt):
-        if isinstance(item, Paper):
-            papers.append(item)
-        else:
+        if isinstance(item, ParseError):
             errors.append(item)
-    return ParseResult(papers, errors)
+        elif isinstance(item, ParseNotice):
+            notices.append(item)
+        elif item.title_only:
+            no_abstract.append(item)
+        else:
+            papers.append(item)
+    return ParseResult(papers, errors, no_abstract, notices)
 
 
 def _line_of(paper: Paper) -> int | None:
@@ -252,5 +282,9 @@ def _check_text_file(path: Path) -> None:
     head = _head(path)
     if not head.strip():
         raise ParseError(str(path), "the file is empty: add papers or remove it")
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # Web of Science's "Tab-delimited (Win)" and Excel's "Unicode Text" are UTF-16.
+        reason = "UTF-16 text, not UTF-8: re-save it as UTF-8 (or export it as UTF-8)"
+        raise ParseError(str(path), reason)
     if b"\x00" in head:
         raise ParseError(str(path), "binary file, not text: convert it to UTF-8 text")

@@ -1,12 +1,13 @@
-"""BibTeX files (.bib): each entry with an `abstract` field becomes a paper.
+"""BibTeX files (.bib): each entry becomes a paper (title-only when it has no `abstract`).
 
 Read without a BibTeX library: `@string` macros, `#` concatenation, braced and quoted values,
 `@comment`/`@preamble` blocks, and LaTeX accents and escapes in values (the ones
 `rag.export` writes, and the usual hand-written ones). `keywords` become the research area
 (joined with " · ", as the seed pages write areas), `eprint` with `archivePrefix = arXiv` the
-external id. An entry that cannot be read is a `ParseError` at its line; reading goes on with
-the next entry. The whole file is read at once, so it is capped at
-`rag.ingest.parsers.reading.MAX_DOCUMENT_BYTES`.
+external id. An entry without a citation key (`@article{,` or `@article{title = ...`, as the
+Cochrane Library writes) gets a derived one at ingest, said once per file. An entry that cannot
+be read is a `ParseError` at its line; reading goes on with the next entry. The whole file is
+read at once, so it is capped at `rag.ingest.parsers.reading.MAX_DOCUMENT_BYTES`.
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ from rag.errors import ParseError
 from rag.ingest.latex import ACCENTS, LETTERS, SYMBOLS
 from rag.ingest.naming import derive_label, display_name
 from rag.ingest.parsers.reading import read_document
-from rag.records import Paper
+from rag.records import Paper, ParseNotice
 from rag.text import clean_markup
 
 _ENTRY = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
+_KEY = re.compile(r"\s*([^\s,{}()=\"#%]+)\s*,")
+_NO_KEY = re.compile(r"\s*,")  # `@article{,`: an empty key
+_FIELD_START = re.compile(r"\s*[A-Za-z_][\w\-:.+/']*\s*=")  # `@article{title = ...`: none
 _NEXT_ENTRY = re.compile(r"^[ \t]*@", re.MULTILINE)
 _NAME = re.compile(r"[A-Za-z_][\w\-:.+/']*")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -44,15 +48,16 @@ def looks_like(text: str) -> bool:
     return False
 
 
-def parse(path: Path) -> Iterator[Paper | ParseError]:
+def parse(path: Path) -> Iterator[Paper | ParseError | ParseNotice]:
     """Parse a .bib file.
 
     Args:
         path: the file.
 
     Returns:
-        An iterator of papers and, for each entry that cannot be read or has no abstract, a
-        `ParseError` with the entry's (or the bad field's) line.
+        An iterator of papers (title-only for an entry without an abstract), a `ParseError`
+        with the entry's (or the bad field's) line for each entry that cannot be read, and
+        one `ParseNotice` at the end when some entries have no citation key.
     """
     try:
         text = read_document(path, "split it into several smaller .bib files")
@@ -69,6 +74,11 @@ class _Entry:
     line: int
     fields: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def name(self) -> str:
+        """How messages name the entry: by its key, else by its type."""
+        return f"entry '{self.key}'" if self.key else f"@{self.kind} entry"
+
 
 class _Syntax(Exception):
     def __init__(self, reason: str, pos: int) -> None:
@@ -77,10 +87,11 @@ class _Syntax(Exception):
         self.pos = pos
 
 
-def parse_text(text: str, path: str) -> Iterator[Paper | ParseError]:
+def parse_text(text: str, path: str) -> Iterator[Paper | ParseError | ParseNotice]:
     """Parse BibTeX text; `path` names the file in sources and errors."""
     reader = _Reader(text)
     pos = 0
+    keyless: list[int] = []  # lines of the entries without a citation key
     while match := _ENTRY.search(text, pos):
         start = match.start()
         try:
@@ -91,15 +102,23 @@ def parse_text(text: str, path: str) -> Iterator[Paper | ParseError]:
             pos = resync.start() if resync else len(text)
             continue
         if entry is not None:
+            if not entry.key:
+                keyless.append(entry.line)
             yield _paper(entry, path)
+    if keyless:
+        lines = ", ".join(str(n) for n in keyless[:5]) + (", ..." if len(keyless) > 5 else "")
+        many = len(keyless) > 1
+        yield ParseNotice(
+            path,
+            f"{len(keyless)} {'entries have' if many else 'entry has'} no citation key (line"
+            f"{'s' if many else ''} {lines}): {'each gets' if many else 'it gets'} one derived "
+            "from its authors, year and title",
+        )
 
 
 def _paper(entry: _Entry, path: str) -> Paper | ParseError:
     f = entry.fields
-    abstract = decode_latex(f.get("abstract", ""))
-    if not abstract:
-        reason = f"entry '{entry.key}' has no abstract: add an abstract field, or leave it out"
-        return ParseError(path, reason, entry.line)
+    abstract = decode_latex(f.get("abstract", ""))  # "" (a book, a web page): title-only
     names = _split_top(f.get("author", "") or f.get("editor", ""), r"\s+and\s+")
     truncated = bool(names) and names[-1].strip().lower() == "others"
     authors = [display_name(decode_latex(n)) for n in names[: -1 if truncated else None]]
@@ -109,7 +128,7 @@ def _paper(entry: _Entry, path: str) -> Paper | ParseError:
     try:
         year = _year(decode_latex(f.get("year", "")) or _year_of(f.get("date", "")))
     except ValueError as exc:
-        return ParseError(path, f"entry '{entry.key}': {exc}", entry.line)
+        return ParseError(path, f"{entry.name}: {exc}", entry.line)
     eprint = f.get("eprint", "").strip()
     arxiv = f.get("archiveprefix", f.get("eprinttype", "")).strip().lower() == "arxiv"
     return Paper.create(
@@ -186,11 +205,18 @@ class _Reader:
             name, value, pos = self._field(pos)
             self.macros[name] = value
             return None, self._close(pos, closer)
-        key_match = re.compile(r"\s*([^\s,{}()=\"#%]+)\s*,").match(self.text, pos)
-        if not key_match:
-            raise _Syntax(f"@{kind} entry without a citation key: write @{kind}{{key, ...}}", pos)
-        entry = _Entry(kind, key_match.group(1), self.line(match.start()))
-        pos = key_match.end()
+        key = ""
+        if key_match := _KEY.match(self.text, pos):
+            key, pos = key_match.group(1), key_match.end()
+        elif empty := _NO_KEY.match(self.text, pos):
+            pos = empty.end()
+        elif not _FIELD_START.match(self.text, pos):
+            raise _Syntax(
+                f"@{kind} entry: expected a citation key or a field after '{opener}', "
+                f"as in @{kind}{{key, title = {{...}}}}",
+                pos,
+            )
+        entry = _Entry(kind, key, self.line(match.start()))
         while True:
             pos = self._skip_space(pos)
             if self.text.startswith(closer, pos):
@@ -201,9 +227,7 @@ class _Reader:
             if self.text.startswith(",", pos):
                 pos += 1
             elif not self.text.startswith(closer, pos):
-                raise _Syntax(
-                    f"entry '{entry.key}': expected ',' or '{closer}' after field '{name}'", pos
-                )
+                raise _Syntax(f"{entry.name}: expected ',' or '{closer}' after field '{name}'", pos)
 
     def _field(self, pos: int) -> tuple[str, str, int]:
         pos = self._skip_space(pos)

@@ -114,15 +114,13 @@ def paper_from_item(item: Any, source: str) -> Paper:
         The paper, with the item's citation key when it has one.
 
     Raises:
-        ValueError: the item is not an object, has no abstract, or a variable has the
-            wrong type or an implausible year; the message says which.
+        ValueError: the item is not an object, or a variable has the wrong type or an
+            implausible year; the message says which.
     """
     if not isinstance(item, dict):
         raise ValueError(f"a CSL-JSON item must be an object, not {type(item).__name__}")
-    abstract = clean_markup(_string(item, "abstract"))
+    abstract = clean_markup(_string(item, "abstract"))  # "" (a book, a web page): title-only
     named = f"item '{item['id']}'" if isinstance(item.get("id"), str | int) else "this item"
-    if not abstract:
-        raise ValueError(f"{named} has no 'abstract': add one, or leave the item out")
     people = item.get("author") or []
     if not isinstance(people, list):
         raise ValueError(f"{named}: 'author' must be a list of names")

@@ -175,10 +175,6 @@ def _paper(
     record: dict[str, str | list[str] | None] = {
         name: row[index].strip() or None for name, index in columns.items()
     }
-    if not record["abstract"]:
-        return ParseError(
-            path, "row without an abstract: fill in its abstract cell or drop it", line
-        )
     if semicolons_only and isinstance(authors := record.get("authors"), str):
         record["authors"] = [a.strip() for a in authors.split(";") if a.strip()]
     if isinstance(year := record.get("year"), str):

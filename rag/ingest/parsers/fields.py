@@ -1,5 +1,6 @@
-"""Field values shared by the reference-manager formats (RIS, CSL-JSON, PubMed): years,
-DOIs, keywords, and the notes our own export writes (so an export reads back the same)."""
+"""Field values shared by the reference-manager formats (RIS, CSL-JSON, PubMed, CSV, Web of
+Science): years, DOIs, keywords, abstracts, and the notes our own export writes (so an export
+reads back the same)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,13 @@ from rag.ingest.naming import AREA_SEPARATOR, DERIVED_NOTE, TRUNCATED_NOTE
 EARLIEST_YEAR = 1600
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+# What exporters write in the abstract field of an entry that has none (Scopus, Lens).
+_NO_ABSTRACT = re.compile(r"^\W*(?:no abstract(?: is)? available|abstract not available)\W*$", re.I)
+
+
+def is_placeholder(abstract: str) -> bool:
+    """Return whether an abstract field only says there is none ("[No abstract available]")."""
+    return bool(_NO_ABSTRACT.match(abstract))
 
 
 def year_from(text: str | None, field: str) -> int | None:

@@ -3,7 +3,10 @@
 One record per line (JSON lines, read a line at a time), or one JSON array (read whole, so
 capped at `rag.ingest.parsers.reading.MAX_DOCUMENT_BYTES`). A BEIR record (`_id`, `title`, `text`,
 optional `metadata`) becomes a paper with `external_id` = `_id`, abstract = `text` and no
-authors. A bad record becomes a `ParseError` with its line; the other records still count.
+authors; a record from the user's own pipeline with `id`, `title`, `text` keeps its `id` as
+`external_id` the same way (`_id`, then `external_id`, win when present). A record without
+an abstract is a title-only paper. A bad record becomes a `ParseError` with its line; the
+other records still count.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import IO, Any
 
 from rag.errors import ParseError
 from rag.ingest.naming import derive_label, split_authors
+from rag.ingest.parsers.fields import is_placeholder
 from rag.ingest.parsers.reading import decode_line, raw_lines, read_document
 from rag.records import Paper
 from rag.text import clean_markup
@@ -136,18 +140,18 @@ def paper_from_record(record: Any, source: str) -> Paper:
         source: `path:line` of the record.
 
     Returns:
-        The paper; its label is derived when it has no title and no label.
+        The paper; its label is derived when it has no title and no label. Without an
+        abstract (BEIR: `text`) it is a title-only paper.
 
     Raises:
-        ValueError: when the record is not an object, has no abstract (BEIR: `text`), or a
-            field has the wrong type or an absurd value; the message says which.
+        ValueError: when the record is not an object, or a field has the wrong type or an
+            absurd value; the message says which.
     """
     if not isinstance(record, dict):
         raise ValueError(f"a record must be a JSON object, not {type(record).__name__}")
     beir = "_id" in record or ("text" in record and "abstract" not in record)
     abstract = clean_markup(_string(record, "text" if beir else "abstract") or "")
-    if not abstract:
-        raise ValueError("missing abstract: give 'abstract' (or 'text' in a BEIR corpus)")
+    abstract = "" if is_placeholder(abstract) else abstract
     metadata = record.get("metadata")
     meta = metadata if isinstance(metadata, dict) else {}
     authors, truncated = _authors(record.get("authors"))
@@ -165,7 +169,7 @@ def paper_from_record(record: Any, source: str) -> Paper:
         doi=_string(record, "doi") or _string(meta, "doi"),
         url=_string(record, "url") or _string(meta, "url"),
         authors_truncated=truncated or _flag(record, "authors_truncated"),
-        external_id=_external_id(record.get("_id", record.get("external_id"))),
+        external_id=_external_id(record),
         source=source,
         citation_key=_string(record, "citation_key") or "",
         label=label,
@@ -212,9 +216,16 @@ def _flag(record: dict[str, Any], key: str) -> bool:
     return value
 
 
-def _external_id(value: Any) -> str | None:
+def _external_id(record: dict[str, Any]) -> str | None:
+    """Return the source's id: BEIR's `_id`, our `external_id`, else the pipeline's `id`.
+
+    Our own records always carry `external_id` (maybe null), so their `id`, the content hash,
+    is never taken for the source's.
+    """
+    name = next((k for k in ("_id", "external_id", "id") if k in record), None)
+    value = record.get(name) if name else None
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise ValueError(f"'_id' must be a string or number, not {type(value).__name__}")
-    return str(value)
+        raise ValueError(f"'{name}' must be a string or number, not {type(value).__name__}")
+    return str(value).strip() or None

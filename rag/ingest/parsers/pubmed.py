@@ -53,8 +53,9 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
         path: the file.
 
     Returns:
-        An iterator of papers and, for each record that cannot be read (no abstract, a bad
-        date) or text outside any record, a `ParseError` at its line.
+        An iterator of papers (title-only for a record without an abstract) and, for each
+        record that cannot be read (a bad date) or text outside any record, a `ParseError`
+        at its line.
     """
     name = str(path)
     record: _Record | None = None
@@ -108,10 +109,7 @@ def _doi(record: _Record) -> str | None:
 
 def _paper(record: _Record, path: str) -> Paper | ParseError:
     pmid = record.first("PMID")
-    abstract = clean_markup(" ".join(record.values("AB")))
-    if not abstract:
-        reason = f"record PMID {pmid} has no abstract ('AB  - '): it is left out"
-        return ParseError(path, reason, record.line)
+    abstract = clean_markup(" ".join(record.values("AB")))  # "" for a letter: title-only
     try:
         year = year_from(record.first("DP"), "DP")
     except ValueError as exc:

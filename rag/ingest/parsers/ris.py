@@ -48,8 +48,9 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
         path: the file.
 
     Returns:
-        An iterator of papers and, for each record that cannot be read (no `ER`, no
-        abstract, a bad year) or text outside any record, a `ParseError` at its line.
+        An iterator of papers (title-only for a record without an abstract) and, for each
+        record that cannot be read (no `ER`, a bad year) or text outside any record, a
+        `ParseError` at its line.
     """
     name = str(path)
     record: _Record | None = None
@@ -121,13 +122,10 @@ def paper_from_ris(entry: dict[str, Any], source: str) -> Paper:
     """Build a paper from one record as `rispy` reads it.
 
     Raises:
-        ValueError: the record has no abstract, or a date without a plausible year.
+        ValueError: the record has a date without a plausible year.
     """
     key = _text(entry, "id")
-    abstract = clean_markup(_text(entry, "abstract", "notes_abstract"))
-    if not abstract:
-        named = f"record '{key}'" if key else "this record"
-        raise ValueError(f"{named} has no abstract ('AB  - '): add one, or leave it out")
+    abstract = clean_markup(_text(entry, "abstract", "notes_abstract"))  # "": title-only
     names = entry.get("authors") or entry.get("first_authors") or []
     authors = [display_name(n) for n in names if str(n).strip()]
     title = clean_markup(_text(entry, "title", "primary_title")) or None
