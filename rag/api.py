@@ -78,17 +78,20 @@ def ingest(
     index: Index | None = None,
     fmt: str | None = None,
     progress: bool = False,
+    title_only: bool | None = None,
 ) -> IngestReport:
     """Add the papers in files or folders to the index (created when missing).
 
     The files are read first: when nothing in them can be read and there is no index yet,
-    none is created (and no model is loaded) just to report that.
+    none is created (and no model is loaded) just to report that. Entries without an
+    abstract are kept as title-only records when `title_only` (default: the setting).
     """
     from rag.ingest.pipeline import read_files, store_files
 
-    files = read_files(paths, fmt)
+    settings = settings or (index.settings if index is not None else load_settings())
+    keep = settings.title_only if title_only is None else title_only
+    files = read_files(paths, fmt, title_only=keep)
     if index is None:
-        settings = settings or load_settings()
         missing = not settings.chroma_url and not embedded_index_exists(Path(settings.index_dir))
         if not files.papers and missing:
             return files.report()

@@ -52,6 +52,15 @@ class Settings(BaseSettings):
     )
     collection: str = Field("papers", description="Name of the Chroma collection.")
 
+    # -- ingest
+    title_only: bool = Field(
+        False,
+        description="Keep library entries without an abstract (books, reports, web pages) as "
+        "title-only records (env RAG_TITLE_ONLY): found by search and citable by their title "
+        "and keywords, never quoted as evidence in an answer. Off: they are counted in one "
+        "line per file and left out.",
+    )
+
     # -- embeddings
     embedding_model: str = Field(
         "all-MiniLM-L6-v2",

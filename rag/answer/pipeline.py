@@ -25,7 +25,7 @@ from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
 from rag.answer.relevance import RelevanceCheck
 from rag.backends.base import Backend, Prompt
-from rag.errors import BackendError
+from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, best_passages, search
 from rag.ingest.naming import method_name, speaker
@@ -247,7 +247,9 @@ def answer_stream(
     query = condensed.question
     kind = question_kind(query)
     standalone = query if query != question else None
-    hits = search(index, query, k=k, retriever=retriever or settings.retriever, filters=filters)
+    hits = _with_abstracts(
+        index, query, k=k, retriever=retriever or settings.retriever, filters=filters
+    )
     timings["retrieve_s"] = time.perf_counter() - t0
     decision = None
     if condensed.papers:
@@ -472,8 +474,32 @@ def _source_of(index: Index, text: str) -> Paper | None:
     return hits[0].paper if hits else None
 
 
+def _with_abstracts(
+    index: Index, query: str, *, k: int, retriever: str, filters: Filters | None
+) -> list[Hit]:
+    """Return the search's hits among papers with an abstract: the ones an answer may quote.
+
+    A title-only record holds no finding, only a title, so it is never evidence. The search
+    is filtered again only when such a record came up, so a library without any pays nothing.
+    """
+    hits = search(index, query, k=k, retriever=retriever, filters=filters)
+    if not any(h.paper.title_only for h in hits):
+        return hits
+    try:
+        return search(
+            index,
+            query,
+            k=k,
+            retriever=retriever,
+            filters=replace(filters or Filters(), abstracts_only=True),
+        )
+    except FilterMatchesNothingError:
+        return []  # every paper the filter lets through is title-only: nothing to quote
+
+
 def _focus_hits(index: Index, query: str, papers: Sequence[Paper], hits: list[Hit]) -> list[Hit]:
     """Return hits for exactly `papers`, in their order, reusing the search's where it has them."""
+    papers = [p for p in papers if not p.title_only]  # a title is not a finding to quote
     found = {h.paper.id: h for h in hits}
     missing = [p.id for p in papers if p.id not in found and p.id in index.papers]
     if missing:

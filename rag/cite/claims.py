@@ -167,6 +167,14 @@ class CitedDraft:
         }
 
 
+def matching_sentences(paper: Paper) -> list[str]:
+    """Return the sentences a claim is matched with: the abstract's, or a title-only record's
+    title (its `Support.sentence` is then the title, which the faces mark "title only")."""
+    if paper.title_only:
+        return [paper.title or paper.label]
+    return split_sentences(paper.abstract) or [paper.abstract]
+
+
 def find_paper(index: Index, key_or_id: str) -> Paper:
     """Return the paper with this citation key or id (or a unique id prefix of 6+ characters).
 
@@ -280,7 +288,7 @@ class _Scorer:
             if (entry := _SENTENCE_CACHE.get(self._key(pid))) is not None:
                 self._local[pid] = entry
         todo = [p for pid, p in papers.items() if pid not in self._local]
-        per = [split_sentences(p.abstract) or [p.abstract] for p in todo]
+        per = [matching_sentences(p) for p in todo]
         flat = [s for sentences in per for s in sentences]
         vectors = self.index.sentence_embedder.embed(flat) if flat else np.zeros((0, 1))
         offset = 0

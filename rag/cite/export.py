@@ -193,7 +193,8 @@ def bibtex_entry(paper: Paper) -> str:
         fields.append(("keywords", ", ".join(f"{{{k}}}" if "," in k else k for k in escaped)))
     if note := _note(paper):
         fields.append(("note", latex_escape(note)))
-    fields.append(("abstract", latex_escape(paper.abstract)))
+    if paper.abstract:  # a title-only record has none: no empty field for it
+        fields.append(("abstract", latex_escape(paper.abstract)))
     body = ",\n".join(f"  {name:<9} = {{{value}}}" for name, value in fields)
     return f"@misc{{{_key(paper)},\n{body}\n}}\n"
 
@@ -227,7 +228,9 @@ def ris_record(paper: Paper) -> list[tuple[str, str]]:
         lines.append(("N1", TRUNCATED_NOTE))
     if note := _note(paper):
         lines.append(("N1", note))
-    lines += [("AB", paper.abstract), ("ER", "")]
+    if paper.abstract:
+        lines.append(("AB", paper.abstract))
+    lines.append(("ER", ""))
     return lines
 
 
@@ -265,7 +268,8 @@ def csl_item(paper: Paper) -> dict[str, Any]:
         notes.append(TRUNCATED_NOTE)
     if notes:
         item["note"] = "\n".join(notes)
-    item["abstract"] = paper.abstract
+    if paper.abstract:
+        item["abstract"] = paper.abstract
     return item
 
 

@@ -131,6 +131,11 @@ def cli(ctx: click.Context, index_dir: Path | None, chroma_url: str | None, verb
     state["flags"].update(index_dir=index_dir, chroma_url=chroma_url)
 
 
+def verbosity(ctx: click.Context) -> int:
+    """Return how many times -v was given, before and after the command name."""
+    return int(_state(ctx)["verbose"])
+
+
 def settings_for(ctx: click.Context, **flags: Any) -> Settings:
     """Return the settings, with the shared options and a command's own `flags` applied."""
     return load_settings(**_state(ctx)["flags"], **flags)

@@ -15,7 +15,10 @@ from rag.cli.group import (
     index_for,
     paper_name,
     settings_for,
+    verbosity,
 )
+
+NO_ABSTRACT = "no abstract"  # the mark of a title-only record wherever a paper is listed
 
 
 @command()
@@ -23,17 +26,31 @@ from rag.cli.group import (
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["arxiv", "bibtex", "csljson", "csv", "jsonl", "pubmed", "ris", "seed"]),
+    type=click.Choice(
+        ["arxiv", "bibtex", "csljson", "csv", "jsonl", "pubmed", "ris", "seed", "wos"]
+    ),
     help="Force a parser instead of choosing by extension and content.",
 )
+@click.option(
+    "--title-only",
+    is_flag=True,
+    help="Keep entries without an abstract as title-only records: searchable and citable by "
+    "title, never quoted in answers [env RAG_TITLE_ONLY].",
+)
 @click.pass_context
-def ingest(ctx: click.Context, paths: tuple[Path, ...], fmt: str | None) -> None:
+def ingest(ctx: click.Context, paths: tuple[Path, ...], fmt: str | None, title_only: bool) -> None:
     """Add papers from files or folders to the index."""
     from rag import api
 
-    report = api.ingest(list(paths), settings=settings_for(ctx), fmt=fmt, progress=True)
+    settings = settings_for(ctx, title_only=title_only or None)
+    report = api.ingest(list(paths), settings=settings, fmt=fmt, progress=True)
     for error in report.errors:
         click.echo(f"skipped {error}", err=True)
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
+    if verbosity(ctx):
+        for entry in report.no_abstract:
+            click.echo(f"  {entry}", err=True)
     for clash in report.key_clashes:
         click.echo(f"key clash: {clash}", err=True)
     for change in report.key_changes:
@@ -41,6 +58,11 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], fmt: str | None) -> None
     click.echo(
         f"{report.added} added, {report.updated} moved, {report.removed} removed, "
         f"{report.unchanged} unchanged from {report.files} file(s)"
+        + (
+            f"; {report.upgraded} title-only record(s) replaced by the paper with its abstract"
+            if report.upgraded
+            else ""
+        )
         + (f"; {len(report.errors)} problem(s) above" if report.errors else "")
     )
     if report.partial:
@@ -59,11 +81,15 @@ def list_(ctx: click.Context, as_json: bool) -> None:
         emit_json([p.to_dict() for p in papers])
         return
     for p in papers:
+        mark = f"  ({NO_ABSTRACT})" if p.title_only else ""
         click.echo(
             f"{p.citation_key:<24} {authors_line(p.authors, p.authors_truncated, 2):<40} "
-            f"{p.area or '-'}"
+            f"{p.area or '-'}{mark}"
         )
-    click.echo(f"{len(papers)} papers")
+    title_only = sum(p.title_only for p in papers)
+    click.echo(
+        f"{len(papers)} papers" + (f", {title_only} with {NO_ABSTRACT}" if title_only else "")
+    )
 
 
 @command()

@@ -40,7 +40,10 @@ def search(
         return
     for h in hits:
         p = h.paper
-        click.echo(f"{h.rank:>2}. {p.title or p.label}  [{p.citation_key}]  score {h.score:.3f}")
+        mark = "  (no abstract)" if p.title_only else ""
+        click.echo(
+            f"{h.rank:>2}. {p.title or p.label}  [{p.citation_key}]  score {h.score:.3f}{mark}"
+        )
         click.echo(
             f"    {authors_line(p.authors, p.authors_truncated)} · {p.area or 'area unknown'}"
         )

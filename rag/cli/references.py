@@ -22,6 +22,7 @@ from rag.cli.group import (
 )
 
 _REFERENCE_FORMATS = ["bibtex", "ris", "csljson", "markdown"]
+TITLE_ONLY = "title only"  # a citation matched on the title of a record without an abstract
 
 
 @command()
@@ -153,11 +154,12 @@ def _print_supports(result: Any) -> None:
 def _print_papers(supports: Any) -> None:
     for s in supports:
         p = s.paper
-        click.echo(f"{s.rank:>2}. {paper_name(p)}  [{p.citation_key}]  score {s.score:.2f}")
+        mark = f"  ({TITLE_ONLY})" if p.title_only else ""
+        click.echo(f"{s.rank:>2}. {paper_name(p)}  [{p.citation_key}]  score {s.score:.2f}{mark}")
         click.echo(
             f"    {authors_line(p.authors, p.authors_truncated)} · {p.area or 'area unknown'}"
         )
-        quote = f"“{s.sentence}”"
+        quote = f"“{s.sentence}”" + (" (its title: the source gives no abstract)" if mark else "")
         click.echo(textwrap.fill(quote, width=96, initial_indent="    ", subsequent_indent="    "))
 
 
@@ -170,6 +172,7 @@ def _summarize_draft(cited: Any, bib: Path | None) -> None:
             got = ", ".join(
                 f"{c.paper.citation_key} ({c.score:.2f}"
                 + (f", below the default {MIN_SCORE:.2f}" if c.score < MIN_SCORE else "")
+                + (f", {TITLE_ONLY}" if c.paper.title_only else "")
                 + ")"
                 for c in s.supports
             )
@@ -224,7 +227,13 @@ def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
         if value:
             click.echo(f"{label + ':':<13}{value}")
     click.echo()
-    click.echo(textwrap.fill(paper.abstract, width=96))
+    if paper.title_only:
+        click.echo(
+            "(no abstract: a title-only record; search and citations match its title and "
+            "keywords, and answers never quote it)"
+        )
+    else:
+        click.echo(textwrap.fill(paper.abstract, width=96))
     click.echo()
     click.echo(render([paper], "bibtex"), nl=False)
 

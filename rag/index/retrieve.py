@@ -31,6 +31,8 @@ class Filters:
     author: str | None = None
     year_min: int | None = None
     year_max: int | None = None
+    # Leave out title-only records (no abstract): what an answer draws evidence from.
+    abstracts_only: bool | None = None
 
     def __bool__(self) -> bool:
         return any(v is not None and v != "" for v in vars(self).values())
@@ -41,6 +43,8 @@ class Filters:
 
     def accepts(self, paper: Paper) -> bool:
         """Return whether `paper` satisfies every filter (area and author fold case/accents)."""
+        if self.abstracts_only and paper.title_only:
+            return False
         if self.area and fold(self.area) not in fold(paper.area or ""):
             return False
         if self.author and not any(fold(self.author) in fold(a) for a in paper.authors):

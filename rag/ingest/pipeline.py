@@ -232,6 +232,7 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         upgraded = _upgrades(stored, stale, parsed)
         for pid in upgraded:
             parsed.pop(pid, None)
+        stale -= set(upgraded)  # an entry that gained its abstract is not a removal
         gone = stale | set(upgraded)
         taken = {p.citation_key for pid, p in stored.items() if pid not in gone}
         fresh = [_inherit_key(p, upgraded) for pid, p in parsed.items() if pid not in stored]
@@ -289,7 +290,7 @@ def _upgrades(
     }
     for pid in covered - set(stored):
         parsed.pop(pid)  # read without its abstract, while its paper is there: not added
-    return {pid: stored[pid] for pid in covered if pid in stored and pid not in stale}
+    return {pid: stored[pid] for pid in covered if pid in stored}
 
 
 def _inherit_key(paper: Paper, upgraded: dict[str, Paper]) -> Paper:

@@ -30,6 +30,8 @@ MAX_UPLOAD_MB = 50
 STYLES = [("LaTeX \\cite{key}", "latex"), ("Pandoc [@key]", "pandoc")]
 LIBRARY_COLUMNS = ["Key", "Title", "Authors", "Area", "Year"]
 DERIVED_MARK = "(derived label)"  # the source has no title: as the source cards say
+NO_ABSTRACT_MARK = "(no abstract)"  # a title-only record, as `rag list` marks it
+TITLE_ONLY_BADGE = '<span class="badge title-only">title only</span>'
 LIBRARY_RANKED = 200  # papers the library search ranks; other matches follow them by key
 _WORD = re.compile(r"\w+")
 
@@ -55,6 +57,8 @@ def _support_item(
         badges: more labels (HTML, already escaped) shown after the key.
     """
     marks = list(badges)
+    if support.paper.title_only:  # matched on its title: the source gave no abstract
+        marks.insert(0, TITLE_ONLY_BADGE)
     if below is not None and support.score < below:
         marks.insert(0, f'<span class="below-bar">below the {below:.2f} bar</span>')
     return (
@@ -196,7 +200,8 @@ def library_search(query: str, *, index: Index) -> list[Paper]:
 def library_table(papers: Sequence[Paper]) -> dict[str, list[Any]]:
     """Return the papers as a table value: columns that are empty for every paper are left out.
 
-    A derived label (the source has no title) is marked as such in the Title column.
+    A derived label (the source has no title) is marked as such in the Title column, and a
+    title-only record (the source gave no abstract) as having no abstract.
     """
     rows = []
     for p in papers:
@@ -205,6 +210,8 @@ def library_table(papers: Sequence[Paper]) -> dict[str, list[Any]]:
             " et al." if p.authors_truncated or len(p.authors) > 3 else ""
         )
         name = p.title or (f"{p.label} {DERIVED_MARK}" if p.label_derived else p.label)
+        if p.title_only:
+            name = f"{name} {NO_ABSTRACT_MARK}"
         rows.append([p.citation_key, name, authors, p.area or "", p.year])
     keep = [
         i
@@ -244,6 +251,9 @@ def _ingest_one(path: Path, *, index: Index, max_mb: float) -> list[str]:
     if errors:
         detail = "".join(f"<li>{html.escape(e)}</li>" for e in errors)
         lines.append(f'<li class="skipped">{name}: {len(errors)} skipped:<ul>{detail}</ul></li>')
+    for note in report.notes:  # entries without an abstract, keys derived: one line each
+        shown = note.replace(str(path.resolve()), path.name).replace(str(path), path.name)
+        lines.append(f'<li class="note">{html.escape(shown)}</li>')
     return lines
 
 

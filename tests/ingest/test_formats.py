@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from rag.errors import ParseError
 from rag.index.paper_index import Index
 from rag.ingest.parsers import detect_format, parse_path
 from rag.ingest.parsers.bibtex import decode_latex
@@ -36,6 +37,12 @@ SAMPLES = {
     "pubmed-export.nbib": ("pubmed", 3, [53], []),
     "savedrecs.txt": ("wos", 3, [41], [(50, "'PY'"), (67, "no 'ER' line")]),
     "savedrecs-tab.txt": ("wos", 2, [4], [(5, "'PY'")]),
+    # Written from the shapes Zotero's and Better BibTeX's exports have: books, web pages and
+    # reports without an abstract are normal in a library.
+    "zotero-library.bib": ("bibtex", 2, [1, 28, 34, 58], []),
+    "bbt-library.json": ("csljson", 2, [3, 4], []),
+    "cochrane-export.bib": ("bibtex", 3, [], []),
+    "pipeline.jsonl": ("jsonl", 3, [3], []),
 }
 
 
@@ -47,7 +54,7 @@ def test_each_sample_is_read_and_its_bad_records_named(name: str) -> None:
     result = parse_path(path)
     assert len(result.papers) == count
     assert [p.source for p in result.no_abstract] == [f"{path}:{line}" for line in untold]
-    assert all(p.title_only and p.title for p in result.no_abstract)
+    assert all(p.title_only for p in result.no_abstract)
     assert [(e.path, e.line) for e in result.errors] == [(str(path), line) for line, _ in bad]
     for error, (_, words) in zip(result.errors, bad, strict=True):
         assert words in error.reason
@@ -58,7 +65,7 @@ def test_ingesting_the_folder_picks_each_parser_and_reports_every_bad_record(
     tmp_path: Path, fake_index: Index
 ) -> None:
     folder = tmp_path / "library"
-    shutil.copytree(DATA, folder, ignore=shutil.ignore_patterns("cite_*", "wos-*", "bbt-*"))
+    shutil.copytree(DATA, folder, ignore=shutil.ignore_patterns("cite_*"))
     report = ingest([folder], fake_index)
     assert report.added == sum(count for _, count, _, _ in SAMPLES.values())
     assert report.files == len(SAMPLES)
@@ -67,12 +74,12 @@ def test_ingesting_the_folder_picks_each_parser_and_reports_every_bad_record(
     }
     assert {e.split(": ", 1)[0] for e in report.errors} == expected
     # One note per file with entries lacking an abstract, naming the flag that keeps them.
-    untold = {name for name, (_, _, lines, _) in SAMPLES.items() if lines}
-    assert sorted(report.notes) == sorted(
-        f"{folder / name}: 1 entry without an abstract was not indexed; "
-        "`rag ingest --title-only` keeps it as a title-only record"
-        for name in untold
-    )
+    notes = [n for n in report.notes if "without an abstract" in n]
+    untold = {name: len(lines) for name, (_, _, lines, _) in SAMPLES.items() if lines}
+    assert len(notes) == len(untold)
+    for name, n in untold.items():
+        (note,) = [x for x in notes if x.startswith(f"{folder / name}: ")]
+        assert f": {n} entr" in note and "`rag ingest --title-only` keeps" in note
     assert ingest([folder], fake_index).added == 0
 
 
@@ -181,3 +188,82 @@ def test_bibtex_in_a_txt_file_is_detected_by_content(tmp_path: Path) -> None:
     path.write_text("% my refs\n@article{k, abstract = {An abstract.}}\n", encoding="utf-8")
     assert detect_format(path) == "bibtex"
     assert len(parse_path(path).papers) == 1
+
+
+def test_bibtex_entries_without_a_key_get_a_derived_one_said_once(fake_index: Index) -> None:
+    # The Cochrane Library writes `@article{,` (and some tools `@article{author = ...`).
+    path = DATA / "cochrane-export.bib"
+    result = parse_path(path)
+    assert [p.citation_key for p in result.papers] == ["CD012345", "", ""]
+    assert not result.errors
+    (notice,) = result.notices
+    assert str(notice) == (
+        f"{path}: 2 entries have no citation key (lines 14, 23): each gets one derived "
+        "from its authors, year and title"
+    )
+    report = ingest([path], fake_index)
+    assert report.added == 3 and report.errors == () and report.notes == (str(notice),)
+    keys = {p.title: p.citation_key for p in fake_index.papers.values()}
+    assert keys["Psychological therapies for anxiety in older adults"] == "brown2022psychological"
+    assert keys["Interventions for insomnia in shift workers"] == "white2021interventions"
+
+
+def test_bibtex_entry_that_is_neither_keyed_nor_fielded_is_named() -> None:
+    (error,) = list(parse_bibtex("@article{ = {x}}\n", "x.bib"))
+    assert isinstance(error, ParseError) and error.line == 1
+    assert "expected a citation key or a field" in error.reason
+
+
+def test_jsonl_pipeline_id_is_kept_as_the_external_id() -> None:
+    path = DATA / "pipeline.jsonl"
+    result = parse_path(path)
+    assert [p.external_id for p in result.papers] == ["doc-001", "1002", "beir-7"]  # _id wins
+    assert [p.external_id for p in result.no_abstract] == ["doc-003"]
+
+
+def test_our_own_records_do_not_take_the_content_hash_for_an_external_id(
+    tmp_path: Path,
+) -> None:
+    paper = parse_path(DATA / "papers.jsonl").papers[0]
+    path = tmp_path / "export.jsonl"
+    path.write_text(paper.to_json() + "\n", encoding="utf-8")
+    (again,) = parse_path(path).papers
+    assert again.external_id == paper.external_id and again.id == paper.id
+
+
+def test_zotero_bibtex_library_reads_every_abstract_and_the_rest_as_title_only() -> None:
+    result = parse_path(DATA / "zotero-library.bib")
+    assert [p.citation_key for p in result.papers] == ["vaswani_attention_2017", "he_deep_2016"]
+    assert [p.citation_key for p in result.no_abstract] == [
+        "bishop_pattern_2006",
+        "noauthor_pytorch_nodate",
+        "european_commission_ethics_2019",
+        "zotero_attachment_only_2020",
+    ]
+    bishop = result.no_abstract[0]
+    assert bishop.title == "Pattern recognition and machine learning" and bishop.year == 2006
+    assert bishop.area == "Machine learning · Pattern perception"
+    assert result.no_abstract[3].title is None  # neither title nor abstract: nothing to keep
+
+
+def test_better_bibtex_csl_json_keeps_its_keys_for_title_only_items() -> None:
+    result = parse_path(DATA / "bbt-library.json")
+    assert [p.citation_key for p in result.papers] == [
+        "vaswaniAttentionAllYou2017",
+        "heDeepResidualLearning2016",
+    ]
+    assert [(p.citation_key, p.title) for p in result.no_abstract] == [
+        ("bishopPatternRecognitionMachine2006", "Pattern recognition and machine learning"),
+        ("PyTorchDocumentation", "PyTorch documentation"),
+    ]
+
+
+def test_scopus_placeholder_abstract_is_no_abstract(tmp_path: Path) -> None:
+    path = tmp_path / "scopus.csv"
+    path.write_text(
+        'Authors,Title,Year,Abstract\n"Smith A.","Erratum",2020,"[No abstract available]"\n',
+        encoding="utf-8",
+    )
+    result = parse_path(path)
+    assert not result.papers and not result.errors
+    assert [p.title for p in result.no_abstract] == ["Erratum"]

@@ -358,7 +358,8 @@ def decode_latex(value: str) -> str:
     for pattern in _LETTER_CMDS:
         text = pattern.sub(lambda m: _LETTER_CHARS[m.group(1)], text)
     for latex, ch in _SYMBOL_TEXT:
-        text = text.replace(latex, hold(ch))
+        if latex in text:  # a held character only for a symbol the value has
+            text = text.replace(latex, hold(ch))
     while (stripped := _PLAIN_GROUP.sub(r"\1", text)) != text:
         text = stripped
     text = clean_markup(text).replace("{", "").replace("}", "")
