@@ -158,6 +158,8 @@ _ABBREVIATIONS = {
 _INITIALS = re.compile(r"(?:[A-Z]\.)+|(?:[a-z]\.){2,}")
 _END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)|[。！？]+[”’」』）)]*")
 _OPENERS = "\"'“‘([{"
+_SPACE = re.compile(r"\s*")
+_WORD_WINDOW = 64
 
 
 def split_sentences(text: str) -> list[str]:
@@ -186,7 +188,10 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _is_boundary(text: str, stop: int, end: int) -> bool:
-    rest = text[end:].lstrip()
+    # Look only near the stop: copying the rest or splitting the start of the text at each
+    # candidate made splitting quadratic (36 ms for a 20,000-character abstract, now ~linear).
+    at = _SPACE.match(text, end).end()  # type: ignore[union-attr]  # \s* always matches
+    rest = text[at : at + 2]
     if not rest:
         return False
     nxt = rest[0]
@@ -197,7 +202,8 @@ def _is_boundary(text: str, stop: int, end: int) -> bool:
     )
     if not starts_sentence or text[stop] != ".":
         return starts_sentence
-    word = text[:end].split()[-1].lstrip(_OPENERS).rstrip("\"'”’)]")
+    # The word before the stop; abbreviations and initials are far shorter than the window.
+    word = text[max(0, end - _WORD_WINDOW) : end].split()[-1].lstrip(_OPENERS).rstrip("\"'”’)]")
     return word.casefold() not in _ABBREVIATIONS and not _INITIALS.fullmatch(word)
 
 
