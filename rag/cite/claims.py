@@ -6,7 +6,8 @@ passage. Papers below `MIN_SCORE` are never offered: a sentence with nothing goo
 gets no citation rather than a weak one. An embedding tells topic, not entailment, so each
 paper that passes is then read by the stance judge (`rag.stance.judge`) on the abstract sentences
 closest to the claim: only papers judged to support the claim are offered as support; those
-judged to contradict it are listed apart, and never cited for it.
+judged to contradict it are listed apart, and never cited for it. A title-only record (the
+source gave no abstract) is matched on its title, which is then the sentence shown for it.
 """
 
 from __future__ import annotations

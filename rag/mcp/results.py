@@ -232,6 +232,11 @@ class IngestResult(BaseModel):
     errors: list[str] = Field(description="Skipped files and records, each with file and line.")
     key_clashes: list[str]
     key_changes: list[str]
+    notes: list[str] = Field(
+        default_factory=list,
+        description="One line per file about what is not an error: entries without an abstract "
+        "(not indexed, or kept as title-only records), entries without a citation key.",
+    )
 
     @classmethod
     def of(cls, report: IngestReport) -> IngestResult:
@@ -244,6 +249,7 @@ class IngestResult(BaseModel):
             errors=list(report.errors),
             key_clashes=list(report.key_clashes),
             key_changes=list(report.key_changes),
+            notes=list(report.notes),
         )
 
 
