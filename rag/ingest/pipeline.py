@@ -143,12 +143,12 @@ def _take_no_abstract(
         parsed.held.update(p.id for p in titled)
     untitled = len(entries) - len(titled)
     parts = []
+    records = "title-only records" if len(titled) > 1 else "a title-only record"
     if titled and title_only:
-        parts.append(f"{_entries(len(titled))} without an abstract kept as title-only records")
+        parts.append(f"{_entries(len(titled))} without an abstract kept as {records}")
     elif titled:
         which = "them" if len(titled) > 1 else "it"
         which = f"the {len(titled)} with a title" if untitled else which
-        records = "title-only records" if len(titled) > 1 else "a title-only record"
         parts.append(
             f"{_entries(len(entries))} without an abstract {_were(len(entries))} not indexed; "
             f"`rag ingest --title-only` keeps {which} as {records}"
