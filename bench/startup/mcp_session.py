@@ -79,7 +79,7 @@ async def _loop(index: Path) -> None:
         tools = [t.name for t in (await session.list_tools()).tools]
         print(f">>> list_tools\n{tools}\n")
         bib = "tests/data/references.bib"
-        await _show(session, "ingest_files", ("added", "errors"), paths=["seeds", bib])
+        await _show(session, "ingest_files", ("added", "errors", "notes"), paths=["seeds", bib])
         found = await _show(
             session, "search_papers", ("papers",), query="noisy labels on graphs", k=2
         )
