@@ -46,6 +46,9 @@ class Paper:
     citation_key: str = ""
     label: str = ""
     label_derived: bool = False
+    # The role of each sentence of the abstract, its headings removed (background, objective,
+    # method, result, conclusion: `rag.ingest.roles`), set at ingest; () in older indexes.
+    sentence_roles: tuple[str, ...] = ()
 
     @classmethod
     def create(
@@ -88,6 +91,7 @@ class Paper:
         data = asdict(self)
         data["authors"] = list(self.authors)
         data["title_only"] = self.title_only
+        data["sentence_roles"] = list(self.sentence_roles)
         return data
 
     def to_json(self) -> str:
@@ -97,6 +101,7 @@ class Paper:
     def from_dict(cls, data: dict[str, Any]) -> Paper:
         data = dict(data)
         data["authors"] = tuple(data.get("authors") or ())
+        data["sentence_roles"] = tuple(data.get("sentence_roles") or ())
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in known})
 

@@ -21,9 +21,10 @@ import numpy as np
 from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
 from rag.answer.discourse import standalone
-from rag.answer.evidence import Evidence, paper_sentences
+from rag.answer.evidence import Evidence, paper_sentence_roles
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
+from rag.ingest.wanted import Want, is_fragment, role_weight, wanted
 
 
 class Kind(StrEnum):
@@ -79,30 +80,6 @@ _CLAIM = re.compile(
     r"^\s*(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b", re.IGNORECASE
 )
 
-# Cues of a sentence's role in its abstract.
-_METHOD_CUE = re.compile(
-    r"\b(?:we|this\s+(?:paper|work))\s+(?:\w+ly\s+|also\s+|first\s+|further\s+|then\s+)?"
-    r"(?:propose|introduce|present|develop|design|devise|build|construct|formulate|leverage|"
-    r"employ|adopt|exploit|train|apply|incorporate|combine|augment|generalize|derive|model|"
-    r"encourage|enforce|cast|frame|reformulate|learn)\w*\b"
-    r"|\b(?:called|named|termed|dubbed)\b|\b(?:framework|algorithm|architecture|pipeline|"
-    r"module|mechanism|strategy|objective|estimator|regularizer|indicator|encoder|curriculum)\b",
-    re.IGNORECASE,
-)
-_FINDING_CUE = re.compile(
-    r"\b(?:experiments?|results?|empirical\w*|evaluations?|outperform\w*|achiev\w*|improv\w*|"
-    r"demonstrat\w*|surpass\w*|state-of-the-art|superior\w*|speed-?ups?|faster|reduc\w*|"
-    r"gains?|consistent\w*|significant\w*|reveal\w*|prove[sn]?|show(?:s|n)?\s+that|"
-    r"find\s+that|observe\w*)\b|%",
-    re.IGNORECASE,
-)
-_BACKGROUND_CUE = re.compile(
-    r"\b(?:have|has)\s+(?:shown|emerged|achieved|become|been|attracted|gained)\b|\bremarkable\b"
-    r"|\bincreasingly\b|\bwidely\b|\brecent(?:ly)?\b|\btypically\b|\bexisting\b|\bprior\b"
-    r"|\bprevious\w*\b|\bremains?\b|\bbottleneck\w*\b|\bsuffer\w*\b|\blimit(?:ed|ation|ations)\b"
-    r"|\black\w*\b|\bunclear\b|\bhowever\b|\bpromising\b",
-    re.IGNORECASE,
-)
 _DEMONSTRATIVE = re.compile(
     r"^(?:this|these|those|such|it|they|them|its|their)\b(?!\s+(?:paper|work|study|article)\b)",
     re.IGNORECASE,
@@ -116,10 +93,8 @@ _ON_NAME = re.compile(
 _KIND_OF_DATA = r"(?:benchmarks?|datasets?|tasks?|models?|data)\b"
 _MODEL_SIZE = re.compile(r"^\d+(?:\.\d+)?[BMK]$")
 
-# How much the wanted role counts next to the about-score: enough to prefer "we propose"
-# over a background sentence that shares the question's words, never enough to pick a
-# sentence the relevance check rejects (it only orders the sentences that pass it).
-ROLE_BONUS = 0.12
+# What a sentence that lost its referent ("These results ...") loses in rank.
+DEMONSTRATIVE_MALUS = 0.12
 
 
 def question_kind(question: str) -> Kind:
@@ -160,26 +135,6 @@ def states_number(sentence: str) -> bool:
     return bool(numbers(" ".join(kept))) or "%" in sentence
 
 
-def _role_bonus(kind: Kind, sentence: str, method: str | None) -> float:
-    """Return the bonus (or malus) of `sentence` for a question of `kind`."""
-    wanted = {
-        Kind.METHOD: _METHOD_CUE.search(sentence) is not None,
-        Kind.FINDING: _FINDING_CUE.search(sentence) is not None,
-        Kind.CLAIM: _FINDING_CUE.search(sentence) is not None,
-        Kind.LIST: _METHOD_CUE.search(sentence) is not None,
-        Kind.GENERAL: _METHOD_CUE.search(sentence) is not None,
-        Kind.NUMBER: states_number(sentence),
-        # Naming no dataset, the sentence about the experiments is still what the abstract says.
-        Kind.DATASET: names_a_dataset(sentence, method) or bool(_DATA_WORD.search(sentence)),
-    }[kind]
-    bonus = ROLE_BONUS if wanted else 0.0
-    if not wanted and _BACKGROUND_CUE.search(sentence):
-        bonus -= ROLE_BONUS
-    if _DEMONSTRATIVE.match(standalone(sentence).text):
-        bonus -= ROLE_BONUS  # "These results ..." lost what "these" points to
-    return bonus
-
-
 @dataclass(frozen=True)
 class Choice:
     """The sentence chosen from one paper, and why."""
@@ -191,22 +146,23 @@ class Choice:
 
 
 def choose(
-    kind: Kind, question_vector: np.ndarray, relevance: RelevanceCheck, ev: Evidence
+    kind: Kind, want: Want, question_vector: np.ndarray, relevance: RelevanceCheck, ev: Evidence
 ) -> Choice | None:
-    """Return the sentence of `ev`'s paper that answers a question of `kind` (None: none is
-    about the question)."""
-    sentences = paper_sentences(ev.hit.paper)
-    if not sentences:
+    """Return the sentence of `ev`'s paper that answers a question of `kind` wanting `want`
+    (None: none is about the question)."""
+    pairs = paper_sentence_roles(ev.hit.paper)
+    if not pairs:
         return None
+    sentences = [s for s, _ in pairs]
     vectors = ev.vectors if ev.vectors is not None and len(ev.vectors) == len(sentences) else None
     if vectors is None:
         vectors = relevance.embedder.embed(sentences)
     cosines = vectors @ question_vector
     method = method_name(ev.hit.paper.abstract)
     best: tuple[float, Choice] | None = None
-    for sentence, cosine in zip(sentences, cosines, strict=True):
+    for (sentence, role), cosine in zip(pairs, cosines, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
-        if not relevance.passes(about):
+        if not relevance.passes(about) or is_fragment(sentence):
             continue
         states = (
             names_a_dataset(sentence, method)
@@ -216,8 +172,11 @@ def choose(
             else True
         )
         # The gate weighs the question's words; the choice among the sentences that pass it
-        # does not, or the background sentence restating the question would always win.
-        rank = float(cosine) + _role_bonus(kind, sentence, method)
+        # does not, or the background sentence restating the question would always win. Among
+        # them, the role the question wants (rag/answer/wanted.py) comes first.
+        rank = float(cosine) + role_weight(want, role)
+        if _DEMONSTRATIVE.match(standalone(sentence).text):
+            rank -= DEMONSTRATIVE_MALUS  # "These results ..." lost what "these" points to
         if kind in (Kind.DATASET, Kind.NUMBER) and (
             states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))
         ):
@@ -281,11 +240,12 @@ def compose(
         relevance: the question-relevance check over the same evidence.
         skip: source numbers already answered (by the model's synthesis): no line for them.
     """
-    kind = question_kind(question)
+    kind, want = question_kind(question), wanted(question)
     choices = [
         c
         for ev in evidence
-        if ev.n not in skip and (c := choose(kind, relevance.vector, relevance, ev)) is not None
+        if ev.n not in skip
+        and (c := choose(kind, want, relevance.vector, relevance, ev)) is not None
     ]
     if not choices and not skip and evidence:
         # Nothing passed the relevance check: the best paper's best sentence, as before.

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from rag.index.embedding import Embedder
+from rag.ingest.roles import stored_roles
+from rag.ingest.wanted import is_fragment, role_weight, wanted
 from rag.records import Hit, Paper
-from rag.text import split_sentences
 
 _INSTRUCTION = re.compile(
     r"""
@@ -42,16 +44,31 @@ def looks_like_instruction(sentence: str) -> bool:
     return bool(_INSTRUCTION.search(sentence))
 
 
+@lru_cache(maxsize=4096)
+def _sentences_and_roles(abstract: str, stored: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    pairs = stored_roles(abstract, stored) or [(abstract, "")]
+    kept = [
+        (_BRACKET_NUMBER.sub("", s).strip(), r) for s, r in pairs if not looks_like_instruction(s)
+    ]
+    return tuple((s, r) for s, r in kept if s)
+
+
+def paper_sentence_roles(paper: Paper) -> list[tuple[str, str]]:
+    """Return the evidence-worthy sentences of `paper` (headings removed) with their roles."""
+    return list(_sentences_and_roles(paper.abstract, paper.sentence_roles))
+
+
 def paper_sentences(paper: Paper) -> list[str]:
-    """Return the sentences of a paper's abstract that may serve as evidence (not instructions)."""
-    sentences = split_sentences(paper.abstract) or [paper.abstract]
-    kept = [_BRACKET_NUMBER.sub("", s).strip() for s in sentences if not looks_like_instruction(s)]
-    return [s for s in kept if s]
+    """Return the sentences of a paper's abstract that may serve as evidence (not instructions).
+
+    A structured abstract's headings ("RESULTS:") are not part of them.
+    """
+    return [s for s, _ in _sentences_and_roles(paper.abstract, paper.sentence_roles)]
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """The sentences of one paper chosen for the prompt, in abstract order."""
+    """The sentences of one paper chosen for the prompt, the one that answers best first."""
 
     n: int  # the source number in the prompt, 1-based
     hit: Hit
@@ -63,7 +80,8 @@ class Evidence:
 
     @property
     def best_sentence(self) -> str:
-        return self.sentences[int(np.argmax(self.scores))] if self.sentences else ""
+        """The sentence that answers best: the closest of the role the question wants."""
+        return self.sentences[0] if self.sentences else ""
 
     @property
     def text(self) -> str:
@@ -73,28 +91,36 @@ class Evidence:
 def select_evidence(
     embedder: Embedder, question: str, hits: list[Hit], per_paper: int = 2
 ) -> list[Evidence]:
-    """Return, for each hit, its `per_paper` sentences closest to `question`.
+    """Return, for each hit, the `per_paper` sentences that best answer `question`.
 
-    A paper whose abstract holds nothing but instructions gets no evidence and is left out.
+    They are the closest to the question once the role it wants is weighed
+    (`rag.ingest.wanted`: what a paper found, for most questions), best first, so a model
+    reads the finding before the aim; a fragment ("To determine whether X.") is never chosen
+    while the paper has a sentence. A paper whose abstract holds nothing but instructions gets
+    no evidence and is left out.
     """
     if not hits:
         return []
-    per_hit = [(h, paper_sentences(h.paper)) for h in hits]
-    per_hit = [(h, sentences) for h, sentences in per_hit if sentences]
-    flat = [s for _, sentences in per_hit for s in sentences]
+    want = wanted(question)
+    per_hit = [(h, paper_sentence_roles(h.paper)) for h in hits]
+    per_hit = [(h, pairs) for h, pairs in per_hit if pairs]
+    flat = [s for _, pairs in per_hit for s, _ in pairs]
     vectors = embedder.embed([question, *flat])
     sims = vectors[1:] @ vectors[0]
     chosen, offset = [], 0
-    for n, (hit, sentences) in enumerate(per_hit, start=1):
-        scores = sims[offset : offset + len(sentences)]
-        paper_vectors = vectors[1 + offset : 1 + offset + len(sentences)]
-        offset += len(sentences)
-        keep = sorted(np.argsort(-scores)[:per_paper])
+    for n, (hit, pairs) in enumerate(per_hit, start=1):
+        scores = sims[offset : offset + len(pairs)]
+        paper_vectors = vectors[1 + offset : 1 + offset + len(pairs)]
+        offset += len(pairs)
+        rank = scores + np.array(
+            [role_weight(want, r) - (2.0 if is_fragment(s) else 0.0) for s, r in pairs]
+        )
+        keep = np.argsort(-rank, kind="stable")[:per_paper]
         chosen.append(
             Evidence(
                 n=n,
                 hit=hit,
-                sentences=tuple(sentences[i] for i in keep),
+                sentences=tuple(pairs[i][0] for i in keep),
                 scores=tuple(float(scores[i]) for i in keep),
                 vectors=paper_vectors,
             )

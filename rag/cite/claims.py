@@ -23,6 +23,8 @@ import numpy as np
 from rag.errors import ConfigError, PaperNotFoundError
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, search
+from rag.ingest.roles import stored_roles
+from rag.ingest.wanted import is_fragment, role_weight, wanted
 from rag.records import Hit, Paper
 from rag.stance.choose import judge_for
 from rag.stance.judge import JUDGED_SENTENCES, StanceJudge
@@ -168,12 +170,13 @@ class CitedDraft:
         }
 
 
-def matching_sentences(paper: Paper) -> list[str]:
-    """Return the sentences a claim is matched with: the abstract's, or a title-only record's
-    title (its `Support.sentence` is then the title, which the faces mark "title only")."""
+def matching_sentences(paper: Paper) -> list[tuple[str, str]]:
+    """Return the sentences a claim is matched with and their roles: the abstract's (headings
+    removed), or a title-only record's title (its `Support.sentence` is then the title, which
+    the faces mark "title only"; it has no role)."""
     if paper.title_only:
-        return [paper.title or paper.label]
-    return split_sentences(paper.abstract) or [paper.abstract]
+        return [(paper.title or paper.label, "")]
+    return stored_roles(paper.abstract, paper.sentence_roles) or [(paper.abstract, "")]
 
 
 def find_paper(index: Index, key_or_id: str) -> Paper:
@@ -210,7 +213,7 @@ def find_paper(index: Index, key_or_id: str) -> Paper:
 
 # Sentence vectors of abstracts, per (embedding model, paper id): a paper id is a hash of its
 # content, so an entry never goes stale. Embedding ~80 sentences is most of a claim's cost.
-_SENTENCE_CACHE: dict[tuple[str, str], tuple[list[str], np.ndarray]] = {}
+_SENTENCE_CACHE: dict[tuple[str, str], tuple[list[str], np.ndarray, list[str]]] = {}
 _CACHE_PAPERS = 20_000  # about 1 GB of float32 384-d vectors at ~10 sentences a paper
 
 
@@ -233,7 +236,8 @@ class _Scorer:
         self.filters = filters
         self.judge = judge
         self.judge_from = judge_from
-        self._local: dict[str, tuple[list[str], np.ndarray]] = {}  # what this scorer uses
+        # What this scorer uses: each paper's sentences, their vectors and their roles.
+        self._local: dict[str, tuple[list[str], np.ndarray, list[str]]] = {}
 
     def rank(self, claims: Sequence[str]) -> list[list[Support]]:
         """Return, per claim, every candidate paper as a Support, best score first."""
@@ -243,7 +247,7 @@ class _Scorer:
         ]
         self._embed_sentences({h.paper.id: h.paper for per in hits for h in per})
         vectors = self.index.embedder.embed(list(claims)) if claims else np.zeros((0, 1))
-        ranked = [self._score(v, per) for v, per in zip(vectors, hits, strict=True)]
+        ranked = [self._score(c, v, per) for c, v, per in zip(claims, vectors, hits, strict=True)]
         if self.judge is None:
             return ranked
         return [
@@ -256,7 +260,7 @@ class _Scorer:
         judged = [s for s in ranked if s.score >= self.judge_from]
         read = []
         for support in judged:
-            sentences, vectors = self._local[support.paper.id]
+            sentences, vectors, _ = self._local[support.paper.id]
             closest = np.argsort(-(vectors @ vector))[:JUDGED_SENTENCES]
             read.append([sentences[i] for i in sorted(closest)])  # in abstract order
         stances = {
@@ -290,22 +294,32 @@ class _Scorer:
                 self._local[pid] = entry
         todo = [p for pid, p in papers.items() if pid not in self._local]
         per = [matching_sentences(p) for p in todo]
-        flat = [s for sentences in per for s in sentences]
+        flat = [s for pairs in per for s, _ in pairs]
         vectors = self.index.sentence_embedder.embed(flat) if flat else np.zeros((0, 1))
         offset = 0
-        for paper, sentences in zip(todo, per, strict=True):
-            entry = (sentences, vectors[offset : offset + len(sentences)])
+        for paper, pairs in zip(todo, per, strict=True):
+            sentences, roles = [s for s, _ in pairs], [r for _, r in pairs]
+            entry = (sentences, vectors[offset : offset + len(sentences)], roles)
             _SENTENCE_CACHE[self._key(paper.id)] = self._local[paper.id] = entry
             offset += len(sentences)
 
-    def _score(self, claim_vector: np.ndarray, hits: list[Hit]) -> list[Support]:
+    def _score(self, claim: str, claim_vector: np.ndarray, hits: list[Hit]) -> list[Support]:
+        want = wanted(claim)
         scored = []
         for hit in hits:
-            sentences, vectors = self._local[hit.paper.id]
+            sentences, vectors, roles = self._local[hit.paper.id]
             sims = vectors @ claim_vector
             best = int(np.argmax(sims))
             score = (float(sims[best]) + hit.relevance) / 2
-            scored.append((score, hit, sentences[best], float(sims[best])))
+            # Shown: the closest sentence of the role the claim wants (for most claims, what
+            # the paper found, not its aim; rag/ingest/wanted.py); the score stays the closest's.
+            rank = sims + np.array(
+                [
+                    role_weight(want, r) - 2.0 * is_fragment(s)
+                    for s, r in zip(sentences, roles, strict=True)
+                ]
+            )
+            scored.append((score, hit, sentences[int(np.argmax(rank))], float(sims[best])))
         scored.sort(key=lambda item: -item[0])
         return [
             Support(hit.paper, rank, score, sentence, sentence_score, hit.relevance)

@@ -14,11 +14,17 @@ from rag.index.paper_index import Index
 from rag.ingest.chunking import chunk_paper
 from rag.ingest.naming import rekey_stored, settle_keys, usable_key
 from rag.ingest.parsers import iter_files, parse_path
+from rag.ingest.roles import sentence_roles
 from rag.records import IngestReport, Paper
 
 log = logging.getLogger(__name__)
 
 PAPERS_PER_BATCH = 256  # each batch is committed before the next: a killed ingest resumes
+
+
+def with_roles(paper: Paper) -> Paper:
+    """Return `paper` with the role of each abstract sentence, as stored (`rag.ingest.roles`)."""
+    return paper.with_(sentence_roles=tuple(role for _, role in sentence_roles(paper.abstract)))
 
 
 def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
@@ -237,7 +243,7 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         taken = {p.citation_key for pid, p in stored.items() if pid not in gone}
         fresh = [_inherit_key(p, upgraded) for pid, p in parsed.items() if pid not in stored]
         keyed = settle_keys(fresh, taken)
-        new = keyed.papers
+        new = [with_roles(p) for p in keyed.papers]
         if new:
             index.ingest_embedder  # noqa: B018  # a model that cannot load fails before any write
         kept = [(stored[pid], p) for pid, p in parsed.items() if pid in stored]
@@ -249,8 +255,17 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         ]
         if gone:
             index.store.delete(sorted(gone))
-        if moved:
-            index.store.update_records(moved)
+        # Papers stored before sentence roles existed get them now, silently: nothing a
+        # reader gave changed, so they are not counted as updated.
+        moved_ids = {p.id for p in moved}
+        moved = [p if p.sentence_roles else with_roles(p) for p in moved]
+        roleless = [
+            with_roles(old)
+            for old, _ in kept
+            if old.id not in moved_ids and not old.sentence_roles and old.abstract.strip()
+        ]
+        if moved or roleless:
+            index.store.update_records(moved + roleless)
         _embed_and_store(index, new, progress)
     index.bm25()  # brought in line with the collection and saved
     report = IngestReport(

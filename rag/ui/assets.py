@@ -106,6 +106,9 @@ CSS = """
 .draft-sentence .contradicts .badge { background: #b42318; color: #fff; border-radius: 4px;
   padding: 0 0.35rem; font-size: 0.8rem; }
 .card-abstract mark { background: #fde68a; color: #1f2937; padding: 0 2px; border-radius: 3px; }
+.card-abstract .role-tag { font-size: 0.75em; text-transform: uppercase; letter-spacing: 0.03em;
+  color: #92400e; border: 1px solid #f59e0b; border-radius: 3px; padding: 0 3px;
+  margin-right: 3px; }
 """
 
 # A click on a card's Copy button puts its BibTeX on the clipboard (loopback is a secure

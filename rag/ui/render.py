@@ -14,6 +14,7 @@ from typing import Any
 from rag import api
 from rag.answer.pipeline import Answer
 from rag.errors import RagError
+from rag.ingest.roles import stored_roles
 from rag.records import Hit, Paper
 
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -118,19 +119,43 @@ def _authors(paper: Paper) -> str:
     return f"{names} et al." if paper.authors_truncated else names
 
 
-def _highlight(abstract: str, evidence: str | None) -> str:
-    """Return the escaped abstract with the `evidence` sentence wrapped in <mark>."""
+# What a reader is told of the highlighted sentence's role (rag/ingest/roles.py).
+_ROLE_TAGS = {
+    "result": "finding",
+    "conclusion": "finding",
+    "objective": "aim",
+    "method": "method",
+    "background": "background",
+}
+
+
+def _role_tag(paper: Paper, evidence: str) -> str:
+    """Return the tag naming the role of `evidence` in `paper`'s abstract ("" when unknown)."""
+    roles = dict(stored_roles(paper.abstract, paper.sentence_roles))
+    tag = _ROLE_TAGS.get(roles.get(evidence, ""))
+    return (
+        f'<span class="role-tag" title="the role of this sentence in the abstract">{tag}</span>'
+        if tag
+        else ""
+    )
+
+
+def _highlight(paper: Paper, evidence: str | None) -> str:
+    """Return the escaped abstract with the `evidence` sentence wrapped in <mark>, its role
+    (finding, aim, method, background) tagged before it."""
+    abstract = paper.abstract
     if evidence:
+        tag = _role_tag(paper, evidence)
         words = evidence.split()
         found = re.search(r"\s+".join(map(re.escape, words)), abstract) if words else None
         if found:
             return (
                 html.escape(abstract[: found.start()])
-                + f"<mark>{html.escape(found.group(0))}</mark>"
+                + f"{tag}<mark>{html.escape(found.group(0))}</mark>"
                 + html.escape(abstract[found.end() :])
             )
         # The sentence is not verbatim in the abstract: show it above it, still marked.
-        return f"<mark>{html.escape(evidence)}</mark><br>{html.escape(abstract)}"
+        return f"{tag}<mark>{html.escape(evidence)}</mark><br>{html.escape(abstract)}"
     return html.escape(abstract)
 
 
@@ -153,7 +178,7 @@ def render_card(hit: Hit, *, n: int | None = None, evidence: str | None = None) 
     area = html.escape(paper.area) if paper.area else '<span class="unknown">area unknown</span>'
     badge = f'<span class="badge">[{n}]</span> ' if n is not None else ""
     card_id = f"source-{n}" if n is not None else f"nearest-{hit.rank}"
-    abstract = f'<p class="card-abstract">{_highlight(paper.abstract, evidence)}</p>'
+    abstract = f'<p class="card-abstract">{_highlight(paper, evidence)}</p>'
     if n is None:  # a nearest paper of an abstention: compact, its abstract on demand
         abstract = f"<details><summary>Abstract</summary>{abstract}</details>"
     return (

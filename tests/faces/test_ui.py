@@ -158,6 +158,23 @@ def test_card_escapes_every_field_and_marks_truncated_authors() -> None:
     assert "<mark>The supporting &lt;i&gt;claim&lt;/i&gt; here.</mark>" in card
 
 
+def test_card_tags_the_highlighted_sentence_with_its_role() -> None:
+    abstract = (
+        "OBJECTIVE: To determine whether naps reduce errors. METHODS: We followed 80 nurses. "
+        "RESULTS: Naps cut medication errors by a third."
+    )
+    paper = Paper.create(authors=["Ann Lee"], abstract=abstract, citation_key="lee2024")
+    finding = ui.render_card(
+        Hit(paper, 1, 0.5, "", 0.8), n=1, evidence="Naps cut medication errors by a third."
+    )
+    aim = ui.render_card(
+        Hit(paper, 1, 0.5, "", 0.8), n=1, evidence="To determine whether naps reduce errors."
+    )
+
+    assert re.search(r'class="role-tag"[^>]*>finding</span><mark>Naps cut', finding)
+    assert re.search(r'class="role-tag"[^>]*>aim</span><mark>To determine', aim)
+
+
 def test_answer_markers_become_links_and_text_is_escaped() -> None:
     rendered = ui.render_answer("Graphs <b>matter</b> [1]. Labels *are* noisy [2][3].")
 

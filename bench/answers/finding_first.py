@@ -1,0 +1,381 @@
+"""Does an answer open with what the papers found? Scored on SciFact claims and seed questions.
+
+    .venv/bin/python bench/answers/finding_first.py scifact TAG --index DIR [--part held_out]
+    .venv/bin/python bench/answers/finding_first.py seeds TAG --index DIR [--split heldout]
+    .venv/bin/python bench/answers/finding_first.py fit --index DIR --scifact-index DIR
+    .venv/bin/python bench/answers/finding_first.py report
+
+`scifact`: every SciFact training claim with labelled evidence is asked (`rag ask`, extractive,
+the claim as the question) over the SciFact corpus index (`rag.evaluation.open_eval_index`,
+built in DIR/eval-scifact), and looked up (`rag cite`). Scored: the answer's first sentence is an
+annotated rationale sentence (of all asked, and of those whose first sentence cites a paper
+with evidence), and the cite match (the sentence shown for a labelled paper) is one. The claim
+parts are those of `bench/citations/stance_data.py` (fit / calib / held_out by a hash of the id):
+`tune` is fit + calib, where the role weights are chosen; `held_out` is only reported.
+
+`seeds`: bench/data/role_questions.jsonl over the seed index: the answer's first sentence is
+the labelled `want` sentence (or an `also_ok` one), per kind (finding / definition / motivation).
+
+`fit`: chooses `rag.ingest.wanted.ROLE_WEIGHTS` on the seed questions' fitting part and the
+SciFact tune part only: each question is answered once, the candidate sentences of the labelled
+paper are recorded as the answer's composer saw them, and the weights are set by coordinate
+ascent on how often the wanted sentence comes first; it prints the weights and the share on
+both fitting and held-out parts.
+
+Both record the role (`rag.ingest.roles`) of the sentence the answer opens with, and whether
+it is a fragment ("To determine whether ..."). Results: bench/results/finding_first_TAG.json;
+`report` writes bench/results/finding_first.md with every recorded tag side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+
+from bench.citations import stance_data  # noqa: E402
+from rag import api  # noqa: E402
+from rag.answer import compose, pipeline  # noqa: E402
+from rag.answer.evidence import paper_sentences  # noqa: E402
+from rag.index.paper_index import Index  # noqa: E402
+from rag.ingest import wanted as wanted_module  # noqa: E402
+from rag.ingest.roles import ROLES, sentence_roles  # noqa: E402
+from rag.settings import Settings  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+ROLE_QUESTIONS = ROOT / "bench" / "data" / "role_questions.jsonl"
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def closest(shown: str, sentences: list[str]) -> int:
+    """Index of the sentence `shown` was made from (it may have lost an opener or gained a name)."""
+    a = words(shown)
+    overlap = [len(a & words(s)) / max(1, len(words(s))) for s in sentences]
+    return max(range(len(sentences)), key=overlap.__getitem__) if sentences else -1
+
+
+def first_line(answer: api.Answer) -> tuple[str, str | None]:
+    """The first shown sentence of an answer and the id of the paper it cites first."""
+    by_n = {c.n: c for c in answer.citations}
+    for s in answer.sentences:
+        if s.get("shown") and not s.get("note") and s.get("citations"):
+            paper = by_n[s["citations"][0]].hit.paper
+            return s["text"], str(paper.external_id or paper.id)
+    return "", None
+
+
+def role_of(shown: str, abstract: str) -> str:
+    pairs = sentence_roles(abstract)
+    i = closest(shown, [s for s, _ in pairs])
+    return pairs[i][1] if i >= 0 else "none"
+
+
+def is_fragment(text: str) -> bool:
+    """`rag.ingest.wanted.is_fragment` of the sentence, without its "Chen et al. (X): "."""
+    return bool(text) and wanted_module.is_fragment(re.sub(r"^[^:]{1,80}:\s+", "", text))
+
+
+def scifact(args: argparse.Namespace) -> dict[str, Any]:
+    settings = Settings(index_dir=Path(args.index))
+    index = Index(
+        settings.model_copy(
+            update={"index_dir": Path(args.index) / "eval-scifact", "collection": "eval-scifact"}
+        )
+    )
+    abstracts = {str(p.external_id or p.id): p.abstract for p in index.papers.values()}
+    sentences = stance_data.load_sentences()
+    parts = {"tune": ("fit", "calib"), "held_out": ("held_out",)}[args.part]
+    claims = [c for c in stance_data.load_claims() if c.evidence and c.part in parts]
+    claims = claims[: args.limit] if args.limit else claims
+    rows = []
+    for n, claim in enumerate(claims, 1):
+        rationale = {
+            ev.doc_id: [sentences[ev.doc_id][i] for i in ev.rationale] for ev in claim.evidence
+        }
+        answer = api.ask(claim.text, index=index, settings=index.settings, backend=None)
+        text, doc = first_line(answer)
+        cited = api.cite(claim.text, index=index, settings=index.settings)
+        shown = {
+            str(s.paper.external_id or s.paper.id): s.sentence
+            for s in (*cited.supports, *cited.contradicts)
+        }
+        row = {
+            "id": claim.id,
+            "abstained": answer.abstained,
+            "first": text,
+            "doc": doc,
+            "right_paper": doc in rationale,
+            "rationale_first": bool(doc in rationale and is_rationale(text, rationale[doc])),
+            "role": role_of(text, abstracts[doc]) if doc in abstracts else "none",
+            "fragment": is_fragment(text),
+            "cite_offered": [d for d in rationale if d in shown],
+            "cite_rationale": [
+                d for d in rationale if d in shown and is_rationale(shown[d], rationale[d])
+            ],
+        }
+        rows.append(row)
+        if n % 20 == 0:
+            print(f"{n}/{len(claims)}", flush=True)
+    right = [r for r in rows if r["right_paper"]]
+    offered = sum(len(r["cite_offered"]) for r in rows)
+    return {
+        "set": f"scifact:{args.part}",
+        "asked": len(rows),
+        "rationale_first": share(sum(r["rationale_first"] for r in rows), len(rows)),
+        "right_paper": share(len(right), len(rows)),
+        "rationale_first_given_right_paper": share(
+            sum(r["rationale_first"] for r in right), len(right)
+        ),
+        "cite_rationale": share(sum(len(r["cite_rationale"]) for r in rows), offered),
+        "first_role": dict(Counter(r["role"] for r in right)),
+        "fragments": sum(r["fragment"] for r in rows),
+        "rows": rows,
+    }
+
+
+def is_rationale(shown: str, rationale: list[str]) -> bool:
+    """Whether the shown sentence is a rationale sentence (our splitter may cut differently)."""
+    a = words(shown)
+    return any(
+        a and words(r) and len(a & words(r)) / min(len(a), len(words(r))) >= 0.8 for r in rationale
+    )
+
+
+def seeds(args: argparse.Namespace) -> dict[str, Any]:
+    settings = Settings(index_dir=Path(args.index))
+    index = Index(settings)
+    by_author = {p.authors[0] if p.authors else "": p for p in index.papers.values()}
+    rows = []
+    for q in (json.loads(x) for x in ROLE_QUESTIONS.read_text(encoding="utf-8").splitlines()):
+        if args.split != "all" and q["split"] != args.split:
+            continue
+        answer = api.ask(q["q"], index=index, settings=settings, backend=None)
+        text, _ = first_line(answer)
+        paper = by_author[q["paper"]]
+        wanted = [q["want"], *q["also_ok"]]
+        sents = [s for s, _ in sentence_roles(paper.abstract)]
+        got = closest(text, sents) if text else -1
+        ok = got >= 0 and any(closest(w, sents) == got for w in wanted)
+        rows.append(
+            {
+                "id": q["id"],
+                "kind": q["kind"],
+                "first": text,
+                "ok": ok,
+                "role": role_of(text, paper.abstract) if text else "none",
+                "fragment": is_fragment(text),
+            }
+        )
+    kinds = sorted({r["kind"] for r in rows})
+    return {
+        "set": f"seeds:{args.split}",
+        "asked": len(rows),
+        "wanted_first": share(sum(r["ok"] for r in rows), len(rows)),
+        **{
+            f"wanted_first_{k}": share(
+                sum(r["ok"] for r in rows if r["kind"] == k), sum(r["kind"] == k for r in rows)
+            )
+            for k in kinds
+        },
+        "first_role": dict(Counter(r["role"] for r in rows)),
+        "fragments": sum(r["fragment"] for r in rows),
+        "rows": rows,
+    }
+
+
+@dataclass
+class Case:
+    """One question as the composer saw it, for the labelled paper, and the wanted sentences."""
+
+    question: str
+    evidence: Any  # rag.answer.evidence.Evidence of the labelled paper
+    relevance: Any  # rag.answer.relevance.RelevanceCheck of the answer
+    targets: set[str]
+
+
+def captured(index: Index, question: str) -> tuple[list[Any], Any] | None:
+    """Answer `question`; return the evidence and relevance check its composer was given."""
+    seen: list[tuple[list[Any], Any]] = []
+    original = pipeline.compose
+
+    def spy(q: str, evidence: list[Any], checker: Any, relevance: Any, **kw: Any) -> Any:
+        seen.append((evidence, relevance))
+        return original(q, evidence, checker, relevance, **kw)
+
+    pipeline.compose = spy  # type: ignore[assignment]
+    try:
+        api.ask(question, index=index, settings=index.settings, backend=None)
+    finally:
+        pipeline.compose = original  # type: ignore[assignment]
+    return seen[0] if seen else None
+
+
+def seed_cases(index: Index, split: str) -> list[Case]:
+    cases = []
+    for q in (json.loads(x) for x in ROLE_QUESTIONS.read_text(encoding="utf-8").splitlines()):
+        if q["split"] != split or (got := captured(index, q["q"])) is None:
+            continue
+        for ev in got[0]:
+            if ev.hit.paper.authors and ev.hit.paper.authors[0] == q["paper"]:
+                sents = paper_sentences(ev.hit.paper)
+                targets = {sents[closest(w, sents)] for w in [q["want"], *q["also_ok"]]}
+                cases.append(Case(q["q"], ev, got[1], targets))
+    return cases
+
+
+def scifact_cases(index: Index, parts: tuple[str, ...]) -> list[Case]:
+    sentences = stance_data.load_sentences()
+    cases = []
+    for claim in stance_data.load_claims():
+        if not claim.evidence or claim.part not in parts:
+            continue
+        if (got := captured(index, claim.text)) is None:
+            continue
+        rationale = {
+            ev.doc_id: [sentences[ev.doc_id][i] for i in ev.rationale] for ev in claim.evidence
+        }
+        for ev in got[0]:
+            doc = str(ev.hit.paper.external_id or ev.hit.paper.id)
+            if doc in rationale:
+                sents = paper_sentences(ev.hit.paper)
+                targets = {s for s in sents if is_rationale(s, rationale[doc])}
+                cases.append(Case(claim.text, ev, got[1], targets))
+                break
+    return cases
+
+
+_DONE: dict[tuple[int, str, tuple[tuple[str, float], ...]], int] = {}
+
+
+def accuracy(cases: list[Case], weights: dict[Any, dict[str, float]]) -> float:
+    """Share of `cases` whose chosen sentence is a wanted one, under role `weights`."""
+    ok = 0
+    for case in cases:
+        want = wanted_module.wanted(case.question)
+        own = tuple(sorted(weights.get(want, wanted_module.ROLE_WEIGHTS[want]).items()))
+        key = (id(case), want, own)
+        if key not in _DONE:
+            saved = wanted_module.ROLE_WEIGHTS[want]
+            wanted_module.ROLE_WEIGHTS[want] = dict(own)
+            try:
+                kind = compose.question_kind(case.question)
+                ev, rel = case.evidence, case.relevance
+                c = compose.choose(kind, want, rel.vector, rel, ev)
+            finally:
+                wanted_module.ROLE_WEIGHTS[want] = saved
+            _DONE[key] = int(c is not None and c.sentence in case.targets)
+        ok += _DONE[key]
+    return ok / len(cases) if cases else 0.0
+
+
+def fit(args: argparse.Namespace) -> None:
+    seeds_index = Index(Settings(index_dir=Path(args.index)))
+    sets = {
+        "seeds fit": seed_cases(seeds_index, "fit"),
+        "seeds heldout": seed_cases(seeds_index, "heldout"),
+    }
+    if args.scifact_index:
+        sf = Path(args.scifact_index)
+        sf_index = Index(Settings(index_dir=sf / "eval-scifact", collection="eval-scifact"))
+        sets["scifact tune"] = scifact_cases(sf_index, ("fit", "calib"))
+        sets["scifact held_out"] = scifact_cases(sf_index, ("held_out",))
+    fitting = [name for name in sets if name in ("seeds fit", "scifact tune")]
+
+    def objective(w: dict[Any, dict[str, float]]) -> float:
+        return sum(accuracy(sets[name], w) for name in fitting)
+
+    weights = {k: dict(v) for k, v in wanted_module.ROLE_WEIGHTS.items()}
+    before = {name: accuracy(cases, weights) for name, cases in sets.items()}
+    grid = [round(x, 2) for x in np.arange(-0.30, 0.31, 0.03)]
+    best = objective(weights)
+    for _ in range(3):
+        for want in weights:
+            for role in ROLES:
+                for value in grid:
+                    trial = {k: dict(v) for k, v in weights.items()}
+                    trial[want][role] = value
+                    if (score := objective(trial)) > best + 1e-9:
+                        best, weights = score, trial
+    after = {name: accuracy(cases, weights) for name, cases in sets.items()}
+    print("| set | cases | before | after |\n|---|---|---|---|")
+    for name, cases in sets.items():
+        print(f"| {name} | {len(cases)} | {before[name]:.3f} | {after[name]:.3f} |")
+    print({str(k): {r: w for r, w in v.items() if w} for k, v in weights.items()})
+
+
+def share(a: int, b: int) -> float:
+    return round(a / b, 3) if b else 0.0
+
+
+def report(_: argparse.Namespace) -> None:
+    lines = [
+        "# Does the answer open with the finding? (`bench/answers/finding_first.py`)",
+        "",
+        "| tag | set | asked | wanted / rationale first | given the right paper | cite match "
+        "is rationale | opening role (right paper) | fragments |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for path in sorted(RESULTS.glob("finding_first_*.json")):
+        for result in json.loads(path.read_text()):
+            first = result.get("rationale_first", result.get("wanted_first"))
+            roles = ", ".join(f"{k} {v}" for k, v in sorted(result["first_role"].items()))
+            lines.append(
+                f"| {path.stem.removeprefix('finding_first_')} | {result['set']} | "
+                f"{result['asked']} | {first:.3f} | "
+                f"{result.get('rationale_first_given_right_paper', '')} | "
+                f"{result.get('cite_rationale', '')} | {roles} | {result['fragments']} |"
+            )
+    (RESULTS / "finding_first.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    for name, fn in (("scifact", scifact), ("seeds", seeds)):
+        p = sub.add_parser(name)
+        p.add_argument("tag")
+        p.add_argument("--index", required=True)
+        p.add_argument("--part", default="held_out", choices=("tune", "held_out"))
+        p.add_argument("--split", default="heldout", choices=("fit", "heldout", "all"))
+        p.add_argument("--limit", type=int, default=0)
+        p.set_defaults(fn=fn)
+    sub.add_parser("report").set_defaults(fn=report)
+    p = sub.add_parser("fit")
+    p.add_argument("--index", required=True)
+    p.add_argument("--scifact-index", default="", help="the folder holding eval-scifact")
+    p.set_defaults(fn=fit)
+    args = parser.parse_args()
+    if args.cmd in ("report", "fit"):
+        args.fn(args)
+        return
+    if args.cmd == "scifact" and not stance_data.available():
+        sys.exit("SciFact claims not found in ../shared/data: skipped.")
+    result = args.fn(args)
+    path = RESULTS / f"finding_first_{args.tag}.json"
+    old = (
+        [r for r in json.loads(path.read_text()) if r["set"] != result["set"]]
+        if path.exists()
+        else []
+    )
+    path.write_text(json.dumps([*old, result], indent=1, ensure_ascii=False) + "\n")
+    print({k: v for k, v in result.items() if k != "rows"})
+
+
+if __name__ == "__main__":
+    main()
