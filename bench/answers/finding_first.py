@@ -302,11 +302,12 @@ def fit(args: argparse.Namespace) -> None:
     weights = {k: dict(v) for k, v in wanted_module.ROLE_WEIGHTS.items()}
     before = {name: accuracy(cases, weights) for name, cases in sets.items()}
     grid = [round(x, 2) for x in np.arange(-0.30, 0.31, 0.03)]
+    terms_grid = [round(x, 2) for x in np.arange(0.0, 3.01, 0.1)]
     best = objective(weights)
     for _ in range(3):
         for want in weights:
-            for role in ROLES:
-                for value in grid:
+            for role in (*ROLES, "terms"):
+                for value in terms_grid if role == "terms" else grid:
                     trial = {k: dict(v) for k, v in weights.items()}
                     trial[want][role] = value
                     if (score := objective(trial)) > best + 1e-9:

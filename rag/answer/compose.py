@@ -161,7 +161,8 @@ def choose(
     method = method_name(ev.hit.paper.abstract)
     best: tuple[float, Choice] | None = None
     for (sentence, role), cosine in zip(pairs, cosines, strict=True):
-        about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
+        share = term_share(relevance.terms, sentence)
+        about = about_score(float(cosine), share, relevance.weight)
         if not relevance.passes(about) or is_fragment(sentence):
             continue
         states = (
@@ -171,10 +172,10 @@ def choose(
             if kind is Kind.NUMBER
             else True
         )
-        # The gate weighs the question's words; the choice among the sentences that pass it
-        # does not, or the background sentence restating the question would always win. Among
-        # them, the role the question wants (rag/answer/wanted.py) comes first.
-        rank = float(cosine) + role_weight(want, role)
+        # Among the sentences that pass the gate, the role the question wants comes first
+        # (rag/ingest/wanted.py), then the question's words: with the aim and background held
+        # back by their role, the sentence restating the question no longer wins on words.
+        rank = float(cosine) + role_weight(want, role, share)
         if _DEMONSTRATIVE.match(standalone(sentence).text):
             rank -= DEMONSTRATIVE_MALUS  # "These results ..." lost what "these" points to
         if kind in (Kind.DATASET, Kind.NUMBER) and (

@@ -31,8 +31,10 @@ _WEAK = (
     "together|concretely|in practice|indeed|here|as such|empirically|theoretically|"
     "experimentally|technically|intuitively|formally|altogether|in summary|in short|in sum"
 )
+# Not when it governs what follows: "Similarly to results in mice, ...", "Instead of X, ...".
 _OPENER = re.compile(
-    rf"^(?:(?:{_STRONG})(?=[\s,])|(?:{_WEAK})(?=\s*,)|here(?=\s+we\b))\s*,?\s*",
+    rf"^(?:(?:{_STRONG})(?=[\s,])(?!\s+(?:to|of|with|as)\b)|(?:{_WEAK})(?=\s*,)"
+    r"|here(?=\s+we\b))\s*,?\s*",
     re.IGNORECASE,
 )
 # "To address this challenge, ...", "Building on this insight, ...", "Based on these findings,"

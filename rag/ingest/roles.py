@@ -3,29 +3,27 @@
 Answers should quote what a paper found, not what it set out to do (issue 22), so each sentence
 needs a role, computed once at ingest. Two sources, best first:
 
-- `section_labels`: the abstract's own headings ("BACKGROUND:", "Results:", "CONCLUSIONS"), as
+- `rag.ingest.sections`: the abstract's own headings ("BACKGROUND:", "Results:", "CONCLUSIONS"), as
   structured abstracts from PubMed and many journals carry them. The authors' label beats any
   model, and the heading must not be shown as part of the sentence.
-- `classify`: a linear model fitted on CSAbstruct (computer-science abstracts, annotated roles)
-  over what is cheap at ingest: hashed words and opening words of the sentence and of its
-  neighbours, its position in the abstract and, optionally, its MiniLM vector; then a Viterbi
-  pass over role transitions fitted on the same data ("method" rarely comes back after
-  "result").
+- `classify`: a linear model over what is cheap at ingest: hashed words and opening words of
+  the sentence and of its neighbours, and its position in the abstract (optionally MiniLM
+  vectors, which the shipped weights do not use); then, if the weights ask for it, a Viterbi
+  pass over role transitions and two hand rules (see `conclude`).
 
-CSAbstruct has no "conclusion" label: its annotators filed "we conclude that ..." under result,
-and its "other" label holds copyright lines, URLs and fragments. So the model has five internal
-classes (four roles and "other"); "other" is dropped at decoding (such a line gets its most
-likely real role, since the five roles are all a caller may see), and a result-like sentence in
-the last part of the abstract that speaks in a concluding voice ("we conclude", "these results
-suggest", "our findings indicate") becomes a conclusion. The size of that last part was chosen
-on biomedical abstracts whose authors labelled their conclusions (see `roles.md`).
+The weights are fitted on CSAbstruct (computer-science abstracts, annotated roles) together with
+biomedical SciFact abstracts whose own headings give the roles (see
+`bench/ingest/sentence_roles.py` and `bench/results/sentence_roles.md`). CSAbstruct has no
+"conclusion" label (its annotators filed "we conclude that ..." under result), so its result
+sentences were trained as "result or conclusion"; its "other" label (copyright lines, URLs) is a
+sixth class, dropped at decoding, where such a line gets its most likely real role. The SciFact
+data are CC BY-NC 2.0: the shipped weights carry those non-commercial terms.
 
-Only numpy is imported at run time; the weights live in `roles_weights.npz` beside this module.
+Only numpy is imported at run time; the weights live in `model/roles.npz` beside this module.
 """
 
 from __future__ import annotations
 
-# Headings are set off by typographic dashes and quotes, which are what these patterns match.
 import itertools
 import json
 import re
@@ -40,7 +38,7 @@ from rag.ingest.sections import abstract_sentences
 
 ROLES = ("background", "objective", "method", "result", "conclusion")
 # The model's classes, in the order of its weight columns ("other" is CSAbstruct's junk label).
-CLASSES = ("background", "objective", "method", "result", "other")
+CLASSES = ("background", "objective", "method", "result", "conclusion", "other")
 WEIGHTS = Path(__file__).with_name("model") / "roles.npz"
 
 # ---------------------------------------------------------------------------------------------
@@ -111,6 +109,9 @@ def sentence_features(sentences: Sequence[str]) -> list[list[str]]:
         f += [f"rel:{min(int(rel * 8), 7)}", f"i:{min(i, 6)}", f"j:{min(n - 1 - i, 6)}"]
         f += [f"n:{_bin(n, (3, 5, 7, 9, 12))}", f"len:{_bin(len(t), (6, 12, 20, 30, 45))}"]
         f += [f"ij:{min(i, 3)}_{min(n - 1 - i, 3)}"]
+        # Opening words by third of the abstract: "We" opens an aim early, a result late.
+        third = min(int(rel * 3), 2)
+        f += [f"s1r:{'_'.join(t[:1])}@{third}", f"s2r:{'_'.join(t[:2])}@{third}"]
         if _NUMBER.search(s):
             f.append("has:num")
         if "%" in s:
@@ -124,7 +125,7 @@ def sentence_features(sentences: Sequence[str]) -> list[list[str]]:
         for tag, j in (("p", i - 1), ("x", i + 1)):
             if 0 <= j < n:
                 f += [f"{tag}w:{w}" for w in set(toks[j])]
-                f += [f"{tag}s2:{'_'.join(toks[j][:2])}"]
+                f += [f"{tag}s1:{'_'.join(toks[j][:1])}", f"{tag}s2:{'_'.join(toks[j][:2])}"]
                 f += [f"{tag}{x}" for x in own[j] if x.startswith(("has:", "len:"))]
             else:
                 f.append(f"{tag}:none")
@@ -142,28 +143,63 @@ def hash_features(features: list[str], dim: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
+DOMAIN_DIM = 2**14  # hashed words of the whole abstract, for the domain guess
+
+
+def abstract_words(sentences: Sequence[str]) -> np.ndarray:
+    """Hashed word columns of a whole abstract, for the domain guess."""
+    words = {w for s in sentences for w in _tokens(s)}
+    return hash_features([f"w:{w}" for w in words], DOMAIN_DIM)
+
+
 class RoleModel:
-    """Linear scores per sentence plus a Viterbi decode over role transitions."""
+    """Linear scores per sentence plus a Viterbi decode over role transitions.
+
+    With `domains` in its config the model is domain-adapted ("frustratingly easy" feature
+    augmentation, Daume 2007): every feature has a shared weight and one per domain, the
+    domain being guessed per abstract from its words by a small logistic model (biomedical or
+    not). The weight rows are then laid out as [shared | domain 0 | domain 1 | domain biases].
+    """
 
     def __init__(self, path: Path = WEIGHTS) -> None:
         with np.load(path) as data:
             self.config = json.loads(str(data["config"]))
             self.dim = int(self.config["dim"])
-            self.weights = np.zeros((self.dim, len(CLASSES)), dtype=np.float32)
+            self.domains = list(self.config.get("domains", []))
+            rows = self.dim * (1 + len(self.domains)) + len(self.domains)
+            self.weights = np.zeros((rows, len(CLASSES)), dtype=np.float32)
             self.weights[data["rows"]] = data["weights"].astype(np.float32)
             self.bias = data["bias"].astype(np.float32)
             self.vec_weights = data.get("vec_weights")
             self.start = data["start"]
             self.trans = data["trans"]
             self.end = data["end"]
+            if self.domains:
+                self.domain_w = data["domain_w"].astype(np.float32)
+                self.domain_b = float(data["domain_b"])
 
-    def scores(self, sentences: Sequence[str], vectors: np.ndarray | None) -> np.ndarray:
-        """Log-probabilities over `CLASSES`, one row per sentence."""
+    def domain(self, sentences: Sequence[str]) -> int:
+        """Index into `domains` of the abstract's guessed field (1: the second, biomedical)."""
+        z = self.domain_w[abstract_words(sentences)].sum() + self.domain_b
+        return int(z > 0)
+
+    def scores(
+        self, sentences: Sequence[str], vectors: np.ndarray | None, domain: int | None = None
+    ) -> np.ndarray:
+        """Log-probabilities over `CLASSES`, one row per sentence.
+
+        `domain` overrides the guessed domain (for training-time checks); None guesses it.
+        """
         feats = sentence_features(sentences)
-        out = (
-            np.stack([self.weights[hash_features(f, self.dim)].sum(axis=0) for f in feats])
-            + self.bias
-        )
+        cols = [hash_features(f, self.dim) for f in feats]
+        if self.domains:
+            d = self.domain(sentences) if domain is None else domain
+            off = self.dim * (1 + d)
+            cols = [np.concatenate([c, c + off]) for c in cols]
+            extra = self.weights[self.dim * (1 + len(self.domains)) + d]
+        else:
+            extra = 0.0
+        out = np.stack([self.weights[c].sum(axis=0) for c in cols]) + self.bias + extra
         if self.vec_weights is not None and vectors is not None:
             out += context_vectors(np.asarray(vectors, dtype=np.float32)) @ self.vec_weights
         out -= out.max(axis=1, keepdims=True)
@@ -172,7 +208,7 @@ class RoleModel:
     def decode(self, logp: np.ndarray) -> list[str]:
         """The best role sequence: per-sentence scores plus weighted transition scores."""
         keep = [CLASSES.index(r) for r in CLASSES if r != "other"]
-        lam = float(self.config["viterbi"])
+        lam = float(self.config.get("viterbi", 0.0))
         emit = logp[:, keep]
         start, trans, end = (lam * self.start[keep], lam * self.trans[np.ix_(keep, keep)],
                              lam * self.end[keep])  # fmt: skip
@@ -196,13 +232,17 @@ def context_vectors(vectors: np.ndarray) -> np.ndarray:
     return np.hstack([vectors, prev, nxt])
 
 
-def conclude(sentences: Sequence[str], roles: list[str], tail: float = 0.5) -> list[str]:
-    """Apply the two rules: concluding voice late in the abstract, and an aim's phrasing.
+def conclude(
+    sentences: Sequence[str], roles: list[str], tail: float = 0.0, aim: bool = False
+) -> list[str]:
+    """Apply the hand rules the weights file asks for (both off by default).
 
     Args:
         sentences: the abstract's sentences.
-        roles: their roles from the model (no "conclusion" among them).
-        tail: the share of the abstract, from its end, where a conclusion may stand.
+        roles: their roles from the model.
+        tail: the share of the abstract, from its end, where a result in the concluding voice
+            becomes a conclusion; 0 turns that rule off.
+        aim: whether a sentence phrased as an aim ("To determine ...") becomes an objective.
 
     Returns:
         The roles, with those sentences turned into "conclusion" or "objective".
@@ -213,14 +253,14 @@ def conclude(sentences: Sequence[str], roles: list[str], tail: float = 0.5) -> l
         late = i >= n - max(1, round(n * tail))
         if tail and r == "result" and late and _CONCLUDING.search(s):
             out[i] = "conclusion"
-        elif _AIM.search(s):
+        elif aim and _AIM.search(s):
             out[i] = "objective"  # "We investigate whether ...", "To determine ..."
     return out
 
 
 @lru_cache(maxsize=1)
 def load_model(path: Path = WEIGHTS) -> RoleModel:
-    """Load the weights once per process; they are about 1 MB."""
+    """Load the weights once per process (a file of about 1 MB)."""
     return RoleModel(path)
 
 
@@ -231,7 +271,7 @@ def classify(sentences: list[str], vectors: np.ndarray | None = None) -> list[st
         sentences: the abstract's sentences in order, without any section heading (use
             `section_labels` first on a structured abstract and trust its labels).
         vectors: the sentences' MiniLM vectors, one row each, or None. Used only when the
-            weights file has a vector part; the shipped weights need none (see `roles.md`).
+            weights file has a vector part; the shipped weights need none.
 
     Returns:
         One of `ROLES` per sentence.
@@ -240,7 +280,9 @@ def classify(sentences: list[str], vectors: np.ndarray | None = None) -> list[st
         return []
     model = load_model()
     roles = model.decode(model.scores(sentences, vectors))
-    return conclude(sentences, roles, float(model.config.get("tail", 0.5)))
+    return conclude(
+        sentences, roles, float(model.config.get("tail", 0.0)), bool(model.config.get("aim"))
+    )
 
 
 def sentence_roles(abstract: str) -> list[tuple[str, str]]:

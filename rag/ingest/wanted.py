@@ -65,15 +65,25 @@ _DEFINITION = re.compile(
     re.IGNORECASE,
 )
 
-# Fitted (see the module docstring): added to the cosine of a sentence of that role.
+# Fitted (see the module docstring): added to the cosine of a sentence of that role; "terms"
+# weighs the share of the question's own terms the sentence holds.
 ROLE_WEIGHTS: dict[Want, dict[str, float]] = {
-    Want.FINDING: {"result": 0.12, "conclusion": 0.12, "objective": -0.12, "background": -0.12},
-    Want.DEFINITION: {"objective": 0.06, "method": 0.12, "background": -0.12},
+    Want.FINDING: {
+        "result": 0.15,
+        "conclusion": 0.15,
+        "method": -0.12,
+        "objective": -0.3,
+        "background": -0.3,
+        "terms": 0.9,
+    },
+    Want.DEFINITION: {"objective": 0.06, "method": 0.18, "background": -0.12, "terms": 0.1},
     Want.MOTIVATION: {"background": 0.12, "objective": 0.06},
 }
 
 _FRAGMENT = re.compile(
-    r"^(?:to|in\s+order\s+to)\s+[a-z]+\b(?![^.;]*,\s*(?:we|the|this|these|it|they|our|an?|here)\b)",
+    # "To determine whether X." stands alone; "To test X, we ..." or ", Chen et al. ..." does not.
+    r"^(?:to|in\s+order\s+to)\s+[a-z]+\b"
+    r"(?![^.;]*,\s*(?:we|the|this|these|it|they|our|an?|here|(?-i:[A-Z])[\w-]*)\b)",
     re.IGNORECASE,
 )
 _MIN_WORDS = 4
@@ -93,9 +103,11 @@ def wanted(question: str) -> Want:
     return Want.FINDING
 
 
-def role_weight(want: Want, role: str) -> float:
-    """Return what a sentence of `role` adds to its rank for a question that wants `want`."""
-    return ROLE_WEIGHTS[want].get(role, 0.0)
+def role_weight(want: Want, role: str, term_share: float = 0.0) -> float:
+    """Return what a sentence of `role` holding `term_share` of the question's terms adds to
+    its rank for a question that wants `want`."""
+    weights = ROLE_WEIGHTS[want]
+    return weights.get(role, 0.0) + weights.get("terms", 0.0) * term_share
 
 
 def is_fragment(sentence: str) -> bool:

@@ -84,9 +84,7 @@ def test_no_fragment_is_shown_even_when_the_question_repeats_the_aim(
 
 @pytest.mark.slow
 def test_cite_shows_the_finding_of_a_structured_abstract(clinical_index: Index) -> None:
-    found = api.cite(
-        "Statins reduce the risk of stroke in adults over 70.", index=clinical_index
-    )
+    found = api.cite("Statins reduce the risk of stroke in adults over 70.", index=clinical_index)
     support = next(s for s in found.supports if s.paper.authors == ("Ana Ortiz",))
     assert "To determine" not in support.sentence
     assert not support.sentence.startswith(("OBJECTIVE", "CONCLUSIONS", "RESULTS"))
@@ -97,10 +95,10 @@ def test_cite_shows_the_finding_of_a_structured_abstract(clinical_index: Index) 
     ("question", "opening"),
     [
         # Asked about an outcome: the experiments' sentence, not the method's.
-        ("How well does DiP-G do in experiments?", "Extensive experiments"),
-        ("Does the information-flow method beat prior KV recomputation methods?", "Experiments"),
-        # Asked what something is: the sentence that proposes it, not its results.
-        ("What is CURE?", "Towards this end"),
+        ("Does DiP-G work well in experiments?", "Extensive experiments"),
+        ("How does BASIL perform compared with existing baselines?", "Experiments on"),
+        # Asked what something is: the sentence that introduces it, not its results.
+        ("What is IndexGuard?", "introduce IndexGuard"),
     ],
 )
 def test_seed_questions_open_with_the_sentence_of_the_wanted_role(
