@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/answers/set_followups.py   # index: bench/work/seeds-index
     .venv/bin/python bench/answers/set_followups.py --out set_followups_before -v
+    .venv/bin/python bench/answers/set_followups.py --scan 0,0.1,0.2,0.3   # pick_probability
 
 The 34 sessions of bench/data/set_followups.jsonl (README_labelled_sets.md there) are asked turn
 by turn with `rag.api.ask` (extractive) over the seed index, each with the history of earlier
@@ -35,6 +36,8 @@ The pass rule, per kind, is what a user would accept:
 First turns are scored apart (cited set equal to the labels), since a follow-up's outcome
 depends on what the first answer showed. Results by kind and split (fit / heldout: ids
 divisible by 3) go to bench/results/<out>.json and <out>.md (default out: set_followups).
+`--scan` asks only the fitting sessions (own and labelled history) at each `pick_probability`
+given, to choose it, and writes bench/results/set_followups_scan.md.
 """
 
 from __future__ import annotations
@@ -326,15 +329,50 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def scan(index: Index, sessions: list[dict[str, Any]], values: list[float]) -> None:
+    """Print the fitting sessions' follow-ups passed at each `pick_probability` (own, labelled).
+
+    Only the fitting sessions are asked: the held-out ones play no part in the choice.
+    """
+    fit = [s for s in sessions if s["split"] == "fit"]
+    lines = ["| pick_probability | own | labelled |", "|---|---|---|"]
+    for value in values:
+        settings = index.settings.model_copy(update={"pick_probability": value})
+        cells = []
+        for mode in ("own", "labelled"):
+            f = summarize(run(index, fit, mode, settings=settings))["follow-ups"]["fit"]
+            cells.append(cell(f))
+        lines.append(f"| {value} | " + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    (RESULTS / "set_followups_scan.md").write_text(
+        "# pick_probability on the fitting sessions\n\nCommand: `python "
+        "bench/answers/set_followups.py "
+        + " ".join(sys.argv[1:])
+        + "`\n\n"
+        + "\n".join(lines)
+        + "\n",
+        encoding="utf-8",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, default=ROOT / "bench" / "work" / "seeds-index")
     parser.add_argument("--modes", default=",".join(MODES), help="own, chat, labelled")
     parser.add_argument("--out", default="set_followups", help="name of the results files")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every turn")
+    parser.add_argument(
+        "--scan",
+        default=None,
+        help="comma-separated pick_probability values to try on the fitting sessions only "
+        "(writes set_followups_scan.md)",
+    )
     args = parser.parse_args()
     index = open_index(args.index)
     sessions = read_sessions()
+    if args.scan:
+        scan(index, sessions, [float(v) for v in args.scan.split(",")])
+        return
     data: dict[str, Any] = {
         "command": "python bench/answers/set_followups.py " + " ".join(sys.argv[1:]),
         "sessions": len(sessions),

@@ -39,8 +39,6 @@ from rag.text import split_sentences
 SYNTHESIS_SENTENCES = 2
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
-# A follow-up that picks among the papers it refers to ("Which of those ...?", "Which one ...?").
-_SELECTS = re.compile(r"\bwhich\s+(?:of|ones?)\b", re.IGNORECASE)
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
 
 
@@ -252,21 +250,17 @@ def answer_stream(
     )
     timings["retrieve_s"] = time.perf_counter() - t0
     decision = None
-    if condensed.papers:
+    outside = False  # the answer's papers are not among the previous answer's (a choice's)
+    if condensed.pick is not None:
+        # "Which of them is about fairness?", "Are any of them ...?": the per-paper judgement on
+        # the question's own words picks among the papers referred to; when none qualifies, the
+        # answer says so and gives the collection's best paper on those words.
+        relevant, outside = _pick(index, condensed.pick, condensed.papers, settings, filters)
+        if outside:
+            query = condensed.pick
+    elif condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = _focus_hits(index, query, condensed.papers, hits)
-        if len(relevant) > 1 and _SELECTS.search(question):
-            # "Which of them is about fairness?": the same per-paper judgement, on the new
-            # words, among the papers referred to; when none qualifies, the collection's best.
-            terms = question_terms(index, question)
-            decision = decide(index, question, relevant, settings.min_relevance)
-            judged = paper_choice.judge(index, question, relevant, terms, decision)
-            picked = paper_choice.chosen(judged, settings.paper_probability)
-            if picked:
-                relevant = picked
-            else:
-                relevant = _collection_best(index, question, settings, filters)
-                notice = _join(notice, prompts.NONE_IN_SET)
     else:
         # One judgement per retrieved paper (rag/answer/paper_choice.py), the same whatever the
         # question's wording: does this paper address the question? The question is answered
@@ -296,6 +290,9 @@ def answer_stream(
     checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak, stance)
     relevance = _relevance_check(index, query, evidence, settings)
     render = _Renderer(evidence, settings.unsupported)
+    if outside:  # one line first: none of the previous papers; what follows is from elsewhere
+        timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+        yield render.note(prompts.NONE_IN_SET)
     timings["evidence_s"] = time.perf_counter() - t0
     bullets = kind is Kind.LIST
 
@@ -422,14 +419,58 @@ def _chosen_papers(
     return paper_choice.chosen(judged, settings.paper_probability) or [hits[0]]
 
 
-def _collection_best(
-    index: Index, question: str, settings: Settings, filters: Filters | None
-) -> list[Hit]:
-    """Return the collection's best paper on `question`'s own words (for a follow-up none of
-    whose papers qualifies); empty when the collection has none either."""
-    hits = search(index, question, k=settings.top_k, retriever=settings.retriever, filters=filters)
-    decision = decide(index, question, hits, settings.min_relevance)
-    return _chosen_papers(index, question, hits, decision, settings)[:1]
+def _pick(
+    index: Index,
+    words: str,
+    papers: Sequence[Paper],
+    settings: Settings,
+    filters: Filters | None,
+) -> tuple[list[Hit], bool]:
+    """Return the papers of `papers` that a choice on `words` picks, or else the collection's
+    best paper on `words`, with whether it is the latter (empty: the collection has none).
+
+    Each paper is judged twice by the same per-paper model (rag/answer/paper_choice.py): among
+    the collection's papers on `words` (does it address them at all, with `pick_probability`
+    as the bar, since the question says one of them does), and among `papers` alone (does it
+    stand out from the others, with `paper_probability`). It is picked when it passes both.
+    """
+    collection = search(
+        index, words, k=settings.top_k, retriever=settings.retriever, filters=filters
+    )
+    terms = question_terms(index, words)
+    decision = decide(index, words, collection, settings.min_relevance)
+    found = {h.paper.id for h in collection}
+    theirs = _focus_hits(index, words, papers, collection)
+    missing = sorted((h for h in theirs if h.paper.id not in found), key=lambda h: -h.relevance)
+    pool = [*collection, *missing]
+    overall = {
+        j.hit.paper.id: j.probability
+        for j in paper_choice.judge(index, words, pool, terms, decision)
+    }
+    # Among the set, in the order the search on the new words ranks them.
+    place = {h.paper.id: i for i, h in enumerate(pool)}
+    ranked = sorted(theirs, key=lambda h: place[h.paper.id])
+    ranked = [Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ranked, 1)]
+    among = decide(index, words, ranked, settings.min_relevance)
+    picked = [
+        j.hit
+        for j in sorted(
+            paper_choice.judge(index, words, ranked, terms, among), key=lambda j: -j.probability
+        )
+        if j.probability >= settings.paper_probability
+        and overall[j.hit.paper.id] >= settings.pick_probability
+    ]
+    if picked:
+        return picked, False
+    ours = {h.paper.id for h in theirs}
+    rest = [h for h in collection if h.paper.id not in ours]
+    best = sorted(
+        (h for h in rest if overall[h.paper.id] >= settings.paper_probability),
+        key=lambda h: -overall[h.paper.id],
+    )
+    if best:
+        return best[:1], True
+    return (rest[:1] if rest and decision.answerable else []), True
 
 
 def _made_standalone(
