@@ -268,6 +268,7 @@ def answer_stream(
         # when one paper's own probability is high enough to answer alone.
         decision = decide(index, query, hits, settings.min_relevance)
         relevant = _chosen_papers(index, query, hits, decision, settings)
+    named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(
         index.sentence_embedder, query, relevant, settings.evidence_sentences
@@ -346,7 +347,7 @@ def answer_stream(
             notice = _join(notice, prompts.NO_SUPPORTED_SENTENCE)
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
-        composed = compose(query, evidence, checker, relevance)
+        composed = compose(query, evidence, checker, relevance, every=named)
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield render.note(composed.note)
@@ -354,7 +355,9 @@ def answer_stream(
     else:
         # Below the model's synthesis, one line for each paper the answer uses that it did not
         # cite: a "which papers" answer lists them all, whoever wrote the first sentences.
-        composed = compose(query, evidence, checker, relevance, skip=frozenset(render.numbers))
+        composed = compose(
+            query, evidence, checker, relevance, skip=frozenset(render.numbers), every=named
+        )
         bullets = True
     for line in composed.lines:
         # "quoted": the text is the abstract's own sentence (made standalone), not a model's.
