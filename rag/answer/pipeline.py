@@ -28,7 +28,7 @@ from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, best_passages, search
-from rag.ingest.naming import method_name, speaker
+from rag.ingest.naming import author_phrase, method_name, speaker
 from rag.records import Hit, Paper
 from rag.settings import Settings
 from rag.stance.choose import judge_for
@@ -37,6 +37,8 @@ from rag.text import split_sentences
 # The local model's job is a short synthesis: once this many of its sentences are shown, the
 # rest of its output is not read (the per-paper lines follow).
 SYNTHESIS_SENTENCES = 2
+# An earlier answer's sentence, read back from the chat's text, is one of this many closest papers'.
+_SOURCE_CANDIDATES = 5
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
@@ -513,9 +515,30 @@ def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:
 
 
 def _source_of(index: Index, text: str) -> Paper | None:
-    """Return the paper an earlier answer sentence came from (its closest passage's paper)."""
-    hits = search(index, text, k=1, retriever="dense")
-    return hits[0].paper if hits else None
+    """Return the paper an earlier answer sentence came from.
+
+    An answer names the paper a sentence quotes ("Eichin et al. (ExPLAIND): ...", "Yüksel
+    explains ..."): the closest paper the sentence names, else the one paper of the index it
+    names, else the closest paper.
+    """
+    hits = search(index, text, k=_SOURCE_CANDIDATES, retriever="dense")
+    closest = [h.paper for h in hits]
+    for papers in (closest, list(index.papers.values())):
+        for names in (_names_it, _starts_with_authors):
+            named = [p for p in papers if names(p, text)]
+            if named and (papers is closest or len(named) == 1):
+                return named[0]
+    return closest[0] if closest else None
+
+
+def _names_it(paper: Paper, text: str) -> bool:
+    who = speaker(paper)[0]
+    return bool(who) and who in text
+
+
+def _starts_with_authors(paper: Paper, text: str) -> bool:
+    who = author_phrase(paper.authors, paper.authors_truncated)
+    return bool(who) and text.startswith(who)
 
 
 def _with_abstracts(
