@@ -89,9 +89,9 @@ DRAWN_FROM_ENGLISH = (
     "This answer is drawn from English abstracts, searched with an English translation."
 )
 
-# A follow-up that picks among the last answer's papers ("Which of them ...?") when none of them
-# is about its words: said in one line, before the collection's best paper on them.
+# A follow-up that picks among the papers listed before ("Which of them ...?") when none of them
+# is about its words: the answer's first line, before the collection's best paper on them.
 NONE_IN_SET = (
-    "None of the papers in the previous answer is about this; the paper below is from the rest "
-    "of the collection."
+    "None of the papers listed earlier is about this; the paper below is from the rest of the "
+    "collection."
 )

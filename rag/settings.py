@@ -108,6 +108,16 @@ class Settings(BaseSettings):
         "chosen on the fitting part of bench/data/paper_questions.jsonl by "
         "bench/answers/paper_choice.py).",
     )
+    pick_probability: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="A follow-up that chooses among the previous answer's papers ('Which of "
+        "them is about X?') picks one only when its probability of addressing the new words, "
+        "judged beside the collection's papers on them, reaches this (it must also reach "
+        "paper_probability among the previous papers alone); chosen on the fitting sessions of "
+        "bench/data/set_followups.jsonl by bench/answers/set_followups.py --scan.",
+    )
     answer_probability: float = Field(
         0.7,
         ge=0.0,

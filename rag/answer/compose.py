@@ -231,6 +231,7 @@ def compose(
     relevance: RelevanceCheck,
     *,
     skip: frozenset[int] = frozenset(),
+    every: bool = False,
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
 
@@ -240,18 +241,24 @@ def compose(
         checker: the citation check over the same evidence.
         relevance: the question-relevance check over the same evidence.
         skip: source numbers already answered (by the model's synthesis): no line for them.
+        every: a line for every paper, its best sentence when none is about the question
+            (the papers a follow-up names: "And the rest?" has no words of its own to match).
     """
     kind, want = question_kind(question), wanted(question)
-    choices = [
-        c
-        for ev in evidence
-        if ev.n not in skip
-        and (c := choose(kind, want, relevance.vector, relevance, ev)) is not None
-    ]
+    states = kind not in (Kind.DATASET, Kind.NUMBER)
+    choices = []
+    for ev in evidence:
+        if ev.n in skip:
+            continue
+        choice = choose(kind, want, relevance.vector, relevance, ev)
+        if choice is None and every:
+            choice = Choice(ev.n, ev.best_sentence, 0.0, states)
+        if choice is not None:
+            choices.append(choice)
     if not choices and not skip and evidence:
         # Nothing passed the relevance check: the best paper's best sentence, as before.
         ev = evidence[0]
-        choices = [Choice(ev.n, ev.best_sentence, 0.0, kind not in (Kind.DATASET, Kind.NUMBER))]
+        choices = [Choice(ev.n, ev.best_sentence, 0.0, states)]
     note = None
     if kind in (Kind.DATASET, Kind.NUMBER) and choices:
         stating = [c for c in choices if c.states_it]

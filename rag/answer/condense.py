@@ -1,16 +1,25 @@
 """Follow-up questions: turn (chat history, question) into a standalone question.
 
-A question is rewritten only when it depends on the history: an ordinal or a numbered
-reference ("the second one", "paper 2", "[2]") names the paper cited at that position in the
-previous answer; in a short question "it", "that paper" or "this method" names its first
-paper and "they", "those" or "of them" all of them ("Which of those gives guarantees?"); a
-question with no content words of its own ("Why?", "Tell me more.") asks about the previous
-answer's papers. Every other question, "What about solving PDEs?" or "Now a different topic:
-recommendation systems?" included, is searched exactly as typed: earlier questions are never
-glued onto a new one, so a topic switch or an off-topic question is judged on its own words.
-The referred papers come back as `papers`, so the answer is built from them. With an LLM, the
-same rule decides whether to rewrite at all; the LLM's rewrite is then used only when it is
-short, single-line and keeps the names and content words the rule found.
+A question is rewritten only when it depends on the history. Some follow-ups range over the
+set: the papers of the latest answer to a question of its own (or to "the others", when it
+listed several), in the order it cited them, however many turns have chosen among them since:
+
+- an ordinal ("the second one", "the last paper") names the paper at that place in the set;
+- a choice ("Which one uses RL?", "Which of them ...", "Are any of these papers ...?", "Does
+  either of them ...?") comes back with the set as `papers` and its own words, without the
+  reference, as `pick`: the answer judges each paper on those words;
+- "the others", "the rest", "the other one" name the set's papers the last answer left out.
+
+Others refer to the last answer: a numbered reference ("paper 2", "[2]") names the paper cited
+there at that number; in a short question "it", "that paper" or "this method" names its first
+paper and "they", "those" or "them" all of them; a question with no content words of its own
+("Why?", "Tell me more.") asks about its papers. Every other question, "What about solving
+PDEs?", "What do the papers say about fairness?" or "Now a different topic: recommendation
+systems?" included, is searched exactly as typed: earlier questions are never glued onto a new
+one, so a topic switch or an off-topic question is judged on its own words. The referred papers
+come back as `papers`, so the answer is built from them. With an LLM, the same rule decides
+whether to rewrite at all; the LLM's rewrite is then used only when it is short, single-line
+and keeps the names and content words the rule found.
 """
 
 from __future__ import annotations
@@ -19,8 +28,8 @@ import functools
 import html
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rag import prompts
@@ -41,12 +50,15 @@ _ONE_WORDS = "one paper method approach work study model framework source refere
 _ONE = rf"(?:{'|'.join(_ONE_WORDS.split())})"
 _NOUN = rf"(?:{_ONE}|papers)"
 _ORD = rf"(?:{'|'.join(_ORDINALS)}|last|latter)"
-# "the second one/paper/method", or a bare "the second" that ends the phrase ("did the second
-# use?"), but not "the first stage".
+# A bare "the second" or "the other" ends its phrase: punctuation or a verb follows ("did the
+# second use?"), not a noun ("the first stage", "on the other hand").
+_ENDS_PHRASE = (
+    r"(?=\s*(?:[?.,;!]|$|['\u2019]s\b|\s+(?:did|does|do|is|was|has|had|uses?|used|propose[sd]?|"
+    r"shows?|reports?|finds?|found|says?|means?|claims?|achieves?|evaluates?)\b))"
+)
+# "the second one/paper/method", or a bare "the second".
 _ORDINAL_REF = re.compile(
-    rf"\b(?:the\s+)?(?P<a>{_ORD})\s+{_NOUN}\b"
-    rf"|\bthe\s+(?P<b>{_ORD})\b(?=\s*(?:[?.,;!]|$|\s+(?:did|does|do|is|was|has|had|uses?|used|"
-    r"propose[sd]?|shows?|reports?|finds?|found|says?|means?|claims?|achieves?|evaluates?)\b))",
+    rf"\b(?:the\s+)?(?P<a>{_ORD})\s+{_NOUN}\b|\bthe\s+(?P<b>{_ORD})\b{_ENDS_PHRASE}",
     re.IGNORECASE,
 )
 _NUMBER_REF = re.compile(
@@ -60,20 +72,28 @@ _SINGULAR_REF = re.compile(
     rf"which|from|with)\b)|it|its|itself)\b(?!\s*\[)",
     re.IGNORECASE,
 )
-# "the others", "the rest": the papers of the last list that the answer after it left out.
-_OTHERS = r"\bthe\s+(?:others|other\s+(?:ones|papers)|rest|remaining\s+(?:ones|papers))\b"
+# "the others", "the rest", "the other one": the papers of the set (see `_the_set`) that the
+# last answer left out.
+_OTHERS = (
+    rf"\bthe\s+(?:others\b|rest\b|remaining\s+{_ONE}s?\b"
+    rf"|other(?:\s+{_ONE}s?\b|\b{_ENDS_PHRASE}))"
+)
 # "Which one ...?" (not "which one of the methods"): a choice among the papers just cited.
 _WHICH_ONE = r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
+_OTHERS_REF = re.compile(_OTHERS, re.IGNORECASE)
 _PLURAL_REF = re.compile(
     rf"\b(?:they|them|their|theirs|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
     rf"|{_WHICH_ONE}|{_OTHERS}",
     re.IGNORECASE,
 )
-# "Which one ...?", "Which of them/those ...?": a choice among the papers just cited, however
-# long the question.
+# A choice among the set's papers, however long the question: "Which one ...?", and a partitive
+# over "them", "those" or "these (papers)": "Which of those ...?", "Are any of them ...?", "Does
+# either of them ...?". "these papers" alone, "the papers" and "all of them" are not a choice.
 _PICKS = re.compile(
     rf"{_WHICH_ONE}"
-    r"|\bwhich\s+of\s+(?:them|those|these|the\s+(?:two|three|four|five)|both)\b",
+    r"|\b(?:which|any|either|neither|none|one|some|how\s+many)\s+of\s+"
+    r"(?P<ref>(?:them|those|these|the\s+(?:two|three|four|five|above))"
+    r"(?:\s+(?:papers|ones|methods|approaches|studies|articles|models))?|both)\b",
     re.IGNORECASE,
 )
 # "Is it true that ...", "it is known that ...": an "it" that refers to nothing.
@@ -98,11 +118,13 @@ class Turn:
 
     The paper cited as `[n]` in `answer` is `cited[n - 1]`; `cited` is empty when only the
     text is known (chat messages), and the papers are then looked up by their sentences.
+    `typed` is the question as the user typed it, when `question` is what was searched.
     """
 
     question: str
     answer: str = ""
     cited: tuple[Paper, ...] = ()
+    typed: str = ""
 
 
 @dataclass(frozen=True)
@@ -113,6 +135,9 @@ class Condensed:
     original: str
     method: str = "as-is"  # "as-is", "rule" or "llm"
     papers: tuple[Paper, ...] = ()  # the papers the follow-up refers to, if any
+    # A choice among `papers` ("Which of them is about X?", "Are any of them ...?"): the
+    # question's own words, without the reference, to judge each of them on; None otherwise.
+    pick: str | None = None
 
 
 Resolver = Callable[[str], "Paper | None"]
@@ -164,7 +189,8 @@ def to_turns(history: Sequence[Any] | None) -> list[Turn]:
             ordered = sorted(citations, key=lambda c: c.n)
             # `cited[n-1]` must be paper [n]; numbering is 1..k by construction.
             asked = getattr(answer, "standalone", None) or str(question)
-            turns.append(Turn(asked, str(text), tuple(c.hit.paper for c in ordered)))
+            cited = tuple(c.hit.paper for c in ordered)
+            turns.append(Turn(asked, str(text), cited, str(question)))
     if pending is not None:
         turns.append(Turn(pending))
     return turns
@@ -218,7 +244,7 @@ def depends_on_history(question: str) -> bool:
     Used to decide whether to rewrite at all, by the rule and before any LLM rewrite.
     """
     text = _EXPLETIVE_IT.sub(" ", question)
-    if _ORDINAL_REF.search(text) or _NUMBER_REF.search(text):
+    if _ORDINAL_REF.search(text) or _NUMBER_REF.search(text) or _OTHERS_REF.search(text):
         return True
     if _PICKS.search(text):  # "Which one doesn't need ...?": a choice among the last papers
         return True
@@ -241,31 +267,43 @@ def rule_rewrite(
 
     match = _ORDINAL_REF.search(text)
     number_match = _NUMBER_REF.search(text)
-    n = None
-    if match and numbers:
+    paper = None
+    if match:  # "the second one": the second paper of the set, as it was listed
+        listed = _set_turn(turns)
+        markers = _cited_numbers(listed) if listed is not None else []
         word = (match.group("a") or match.group("b")).lower()
-        n = numbers[-1] if word in ("last", "latter") else _ORDINALS[word]
-    elif number_match:
-        n = int(number_match.group("a") or number_match.group("b"))
+        place = len(markers) if word in ("last", "latter") else _ORDINALS[word]
+        if listed is not None and 1 <= place <= len(markers):
+            paper = _cited(listed, markers[place - 1], resolve)
+    elif number_match:  # "[2]", "paper 2": the marker in the last answer's text
+        paper = _cited(last, int(number_match.group("a") or number_match.group("b")), resolve)
         match = number_match
-    if n is not None and match is not None:
-        paper = _cited(last, n, resolve)
-        if paper is not None:
-            rewritten = _with_name(question, match.span(), [paper])
-            return Condensed(rewritten, question, "rule", (paper,))
+    if paper is not None and match is not None:
+        rewritten = _with_name(question, match.span(), [paper])
+        return Condensed(rewritten, question, "rule", (paper,))
+
+    pick = _PICKS.search(text)
+    if pick is not None:  # a choice among the set, judged on the question's own words
+        papers = _the_set(turns, resolve)
+        words = " ".join((question[: pick.start()] + question[pick.end() :]).split())
+        if not papers:  # the last answer showed no paper: the question's own words, searched
+            return Condensed(words, question, "rule")
+        names = " and ".join(paper_name(p) for p in papers)
+        if pick.group("ref"):  # "any of them" -> "any of ICGNN and CELL"
+            rewritten = _with_name(question, pick.span("ref"), papers)
+        else:  # "Which one" -> "Which of ICGNN and CELL"
+            rewritten = question[: pick.start()] + f"Which of {names}" + question[pick.end() :]
+        return Condensed(rewritten, question, "rule", tuple(papers), pick=words)
 
     found = _PLURAL_REF.search(text) or _SINGULAR_REF.search(text)
     wanted = numbers if found is None or _PLURAL_REF.search(text) else numbers[:1]
-    papers = [p for p in (_cited(last, k, resolve) for k in wanted) if p is not None]
-    papers = list({p.id: p for p in papers}.values())
-    if found is not None and re.fullmatch(_OTHERS, found.group(), re.IGNORECASE):
-        papers = _others(turns, papers) or papers
+    papers = _unique(_cited(last, k, resolve) for k in wanted)
+    if found is not None and _OTHERS_REF.fullmatch(found.group()):
+        shown = {p.id for p in papers}
+        papers = [p for p in _the_set(turns, resolve) if p.id not in shown] or papers
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
-    if found is not None and found.group().lower().startswith("which"):  # "Which one ...?"
-        names = " and ".join(paper_name(p) for p in papers)
-        rewritten = question[: found.start()] + f"Which of {names}" + question[found.end() :]
-    elif found is not None:
+    if found is not None:
         rewritten = _with_name(question, found.span(), papers)
     else:  # no subject of its own ("Why?", "Tell me more."): about the previous papers
         names = " and ".join(paper_name(p) for p in papers)
@@ -273,13 +311,38 @@ def rule_rewrite(
     return Condensed(rewritten, question, "rule", tuple(papers))
 
 
-def _others(turns: Sequence[Turn], last_papers: Sequence[Paper]) -> list[Paper]:
-    """Return the papers of the latest answer citing more than the last one, less the last's."""
-    shown = {p.id for p in last_papers}
-    for turn in reversed(turns[:-1]):
-        if len(turn.cited) > len(shown):
-            return [p for p in turn.cited if p.id not in shown]
-    return []
+def _unique(papers: Iterable[Paper | None]) -> list[Paper]:
+    """Return the papers that are there, each once, in order."""
+    return list({p.id: p for p in papers if p is not None}.values())
+
+
+def _papers_of(turn: Turn | None, resolve: Resolver | None) -> list[Paper]:
+    if turn is None:
+        return []
+    return _unique(_cited(turn, n, resolve) for n in _cited_numbers(turn))
+
+
+def _the_set(turns: Sequence[Turn], resolve: Resolver | None) -> list[Paper]:
+    """Return the papers that a choice ("which of them") or "the others" ranges over, in the
+    order they were cited (see `_set_turn`)."""
+    return _papers_of(_set_turn(turns), resolve)
+
+
+def _set_turn(turns: Sequence[Turn]) -> Turn | None:
+    """Return the turn whose papers a choice, an ordinal or "the others" range over.
+
+    That is the latest answer to a question of its own, or to "the others" when it cited more
+    than one paper: answers that chose among those papers since ("Which one is on graphs?")
+    narrow nothing for the next choice. With no such answer citing a paper, the last answer.
+    """
+    for turn in reversed(turns):
+        typed = turn.typed or turn.question
+        own = not depends_on_history(typed)
+        rest = bool(_OTHERS_REF.search(typed)) and not _PICKS.search(typed)
+        cited = len(_cited_numbers(turn)) if turn.answer else 0
+        if (own and cited) or (rest and cited > 1):
+            return turn
+    return next((t for t in reversed(turns) if t.answer), None)
 
 
 def _llm_prompt(question: str, last: Turn, named: dict[int, Paper]) -> Prompt:
@@ -346,6 +409,6 @@ def condense(
         return rule
     rewrite = text.strip().strip('"').strip()
     if _acceptable(rewrite, rule):
-        return Condensed(rewrite, question, "llm", rule.papers)
+        return replace(rule, question=rewrite, method="llm")
     log.debug("LLM rewrite %r rejected by the guard; using %r", rewrite, rule.question)
     return rule

@@ -28,7 +28,7 @@ from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, best_passages, search
-from rag.ingest.naming import method_name, speaker
+from rag.ingest.naming import author_phrase, method_name, speaker
 from rag.records import Hit, Paper
 from rag.settings import Settings
 from rag.stance.choose import judge_for
@@ -37,10 +37,10 @@ from rag.text import split_sentences
 # The local model's job is a short synthesis: once this many of its sentences are shown, the
 # rest of its output is not read (the per-paper lines follow).
 SYNTHESIS_SENTENCES = 2
+# An earlier answer's sentence, read back from the chat's text, is one of this many closest papers'.
+_SOURCE_CANDIDATES = 5
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
-# A follow-up that picks among the papers it refers to ("Which of those ...?", "Which one ...?").
-_SELECTS = re.compile(r"\bwhich\s+(?:of|ones?)\b", re.IGNORECASE)
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
 
 
@@ -252,21 +252,17 @@ def answer_stream(
     )
     timings["retrieve_s"] = time.perf_counter() - t0
     decision = None
-    if condensed.papers:
+    outside = False  # the answer's papers are not among the previous answer's (a choice's)
+    if condensed.pick is not None:
+        # "Which of them is about fairness?", "Are any of them ...?": the per-paper judgement on
+        # the question's own words picks among the papers referred to; when none qualifies, the
+        # answer says so and gives the collection's best paper on those words.
+        relevant, outside = _pick(index, condensed.pick, condensed.papers, settings, filters)
+        if outside:
+            query = condensed.pick
+    elif condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = _focus_hits(index, query, condensed.papers, hits)
-        if len(relevant) > 1 and _SELECTS.search(question):
-            # "Which of them is about fairness?": the same per-paper judgement, on the new
-            # words, among the papers referred to; when none qualifies, the collection's best.
-            terms = question_terms(index, question)
-            decision = decide(index, question, relevant, settings.min_relevance)
-            judged = paper_choice.judge(index, question, relevant, terms, decision)
-            picked = paper_choice.chosen(judged, settings.paper_probability)
-            if picked:
-                relevant = picked
-            else:
-                relevant = _collection_best(index, question, settings, filters)
-                notice = _join(notice, prompts.NONE_IN_SET)
     else:
         # One judgement per retrieved paper (rag/answer/paper_choice.py), the same whatever the
         # question's wording: does this paper address the question? The question is answered
@@ -274,6 +270,7 @@ def answer_stream(
         # when one paper's own probability is high enough to answer alone.
         decision = decide(index, query, hits, settings.min_relevance)
         relevant = _chosen_papers(index, query, hits, decision, settings)
+    named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(
         index.sentence_embedder, query, relevant, settings.evidence_sentences
@@ -296,6 +293,9 @@ def answer_stream(
     checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak, stance)
     relevance = _relevance_check(index, query, evidence, settings)
     render = _Renderer(evidence, settings.unsupported)
+    if outside:  # one line first: none of the previous papers; what follows is from elsewhere
+        timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+        yield render.note(prompts.NONE_IN_SET)
     timings["evidence_s"] = time.perf_counter() - t0
     bullets = kind is Kind.LIST
 
@@ -349,7 +349,7 @@ def answer_stream(
             notice = _join(notice, prompts.NO_SUPPORTED_SENTENCE)
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
-        composed = compose(query, evidence, checker, relevance)
+        composed = compose(query, evidence, checker, relevance, every=named)
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield render.note(composed.note)
@@ -357,7 +357,9 @@ def answer_stream(
     else:
         # Below the model's synthesis, one line for each paper the answer uses that it did not
         # cite: a "which papers" answer lists them all, whoever wrote the first sentences.
-        composed = compose(query, evidence, checker, relevance, skip=frozenset(render.numbers))
+        composed = compose(
+            query, evidence, checker, relevance, skip=frozenset(render.numbers), every=named
+        )
         bullets = True
     for line in composed.lines:
         # "quoted": the text is the abstract's own sentence (made standalone), not a model's.
@@ -422,14 +424,58 @@ def _chosen_papers(
     return paper_choice.chosen(judged, settings.paper_probability) or [hits[0]]
 
 
-def _collection_best(
-    index: Index, question: str, settings: Settings, filters: Filters | None
-) -> list[Hit]:
-    """Return the collection's best paper on `question`'s own words (for a follow-up none of
-    whose papers qualifies); empty when the collection has none either."""
-    hits = search(index, question, k=settings.top_k, retriever=settings.retriever, filters=filters)
-    decision = decide(index, question, hits, settings.min_relevance)
-    return _chosen_papers(index, question, hits, decision, settings)[:1]
+def _pick(
+    index: Index,
+    words: str,
+    papers: Sequence[Paper],
+    settings: Settings,
+    filters: Filters | None,
+) -> tuple[list[Hit], bool]:
+    """Return the papers of `papers` that a choice on `words` picks, or else the collection's
+    best paper on `words`, with whether it is the latter (empty: the collection has none).
+
+    Each paper is judged twice by the same per-paper model (rag/answer/paper_choice.py): among
+    the collection's papers on `words` (does it address them at all, with `pick_probability`
+    as the bar, since the question says one of them does), and among `papers` alone (does it
+    stand out from the others, with `paper_probability`). It is picked when it passes both.
+    """
+    collection = search(
+        index, words, k=settings.top_k, retriever=settings.retriever, filters=filters
+    )
+    terms = question_terms(index, words)
+    decision = decide(index, words, collection, settings.min_relevance)
+    found = {h.paper.id for h in collection}
+    theirs = _focus_hits(index, words, papers, collection)
+    missing = sorted((h for h in theirs if h.paper.id not in found), key=lambda h: -h.relevance)
+    pool = [*collection, *missing]
+    overall = {
+        j.hit.paper.id: j.probability
+        for j in paper_choice.judge(index, words, pool, terms, decision)
+    }
+    # Among the set, in the order the search on the new words ranks them.
+    place = {h.paper.id: i for i, h in enumerate(pool)}
+    ranked = sorted(theirs, key=lambda h: place[h.paper.id])
+    ranked = [Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ranked, 1)]
+    among = decide(index, words, ranked, settings.min_relevance)
+    picked = [
+        j.hit
+        for j in sorted(
+            paper_choice.judge(index, words, ranked, terms, among), key=lambda j: -j.probability
+        )
+        if j.probability >= settings.paper_probability
+        and overall[j.hit.paper.id] >= settings.pick_probability
+    ]
+    if picked:
+        return picked, False
+    ours = {h.paper.id for h in theirs}
+    rest = [h for h in collection if h.paper.id not in ours]
+    best = sorted(
+        (h for h in rest if overall[h.paper.id] >= settings.paper_probability),
+        key=lambda h: -overall[h.paper.id],
+    )
+    if best:
+        return best[:1], True
+    return (rest[:1] if rest and decision.answerable else []), True
 
 
 def _made_standalone(
@@ -469,9 +515,30 @@ def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:
 
 
 def _source_of(index: Index, text: str) -> Paper | None:
-    """Return the paper an earlier answer sentence came from (its closest passage's paper)."""
-    hits = search(index, text, k=1, retriever="dense")
-    return hits[0].paper if hits else None
+    """Return the paper an earlier answer sentence came from.
+
+    An answer names the paper a sentence quotes ("Eichin et al. (ExPLAIND): ...", "Yüksel
+    explains ..."): the closest paper the sentence names, else the one paper of the index it
+    names, else the closest paper.
+    """
+    hits = search(index, text, k=_SOURCE_CANDIDATES, retriever="dense")
+    closest = [h.paper for h in hits]
+    for papers in (closest, list(index.papers.values())):
+        for names in (_names_it, _starts_with_authors):
+            named = [p for p in papers if names(p, text)]
+            if named and (papers is closest or len(named) == 1):
+                return named[0]
+    return closest[0] if closest else None
+
+
+def _names_it(paper: Paper, text: str) -> bool:
+    who = speaker(paper)[0]
+    return bool(who) and who in text
+
+
+def _starts_with_authors(paper: Paper, text: str) -> bool:
+    who = author_phrase(paper.authors, paper.authors_truncated)
+    return bool(who) and text.startswith(who)
 
 
 def _with_abstracts(

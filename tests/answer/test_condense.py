@@ -106,6 +106,64 @@ def test_a_question_without_its_own_subject_refers_to_the_last_answer(
     assert "AlphaNet" in result.question and "BetaGAN" in result.question
 
 
+GAMMA = paper("We propose GammaRL, reinforcement learning for molecules.", ("Cy Park",), "Park")
+THREE_PAPERS = Turn(
+    "Which papers propose models?",
+    "- AlphaNet does [1].\n- BetaGAN does [2].\n- GammaRL does [3].",
+    (ALPHA, BETA, GAMMA),
+    "Which papers propose models?",
+)
+# A choice among them answered with one paper: the set the next follow-up ranges over stays
+# the list.
+CHOSE_BETA = [
+    THREE_PAPERS,
+    Turn("Which of AlphaNet and BetaGAN and GammaRL makes molecules?", "BetaGAN does [1].",
+         (BETA,), "Which one makes molecules?"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "papers", "words"),
+    [
+        ("Which one uses RL?", (ALPHA, BETA, GAMMA), "uses RL?"),
+        ("Are any of them about auctions?", (ALPHA, BETA, GAMMA), "Are about auctions?"),
+        ("Do any of these papers use graphs?", (ALPHA, BETA, GAMMA), "Do use graphs?"),
+        ("Does either of them work on graphs?", (ALPHA, BETA, GAMMA), "Does work on graphs?"),
+    ],
+)  # fmt: skip
+def test_a_choice_after_a_choice_ranges_over_the_list_with_its_own_words(
+    question: str, papers: tuple[Paper, ...], words: str
+) -> None:
+    result = rule_rewrite(question, CHOSE_BETA)
+    assert result.papers == papers
+    assert result.pick == words
+
+
+@pytest.mark.parametrize(
+    ("question", "papers"),
+    [
+        ("And the other ones?", (ALPHA, GAMMA)),
+        ("What does the other one find?", (ALPHA, GAMMA)),
+        ("What about the rest?", (ALPHA, GAMMA)),
+        ("the second one: what does it generate?", (BETA,)),  # the list's order
+    ],
+)
+def test_the_others_and_ordinals_after_a_choice_refer_to_the_list(
+    question: str, papers: tuple[Paper, ...]
+) -> None:
+    result = rule_rewrite(question, CHOSE_BETA)
+    assert result.papers == papers
+    assert result.pick is None
+
+
+def test_the_other_hand_and_these_papers_are_not_references() -> None:
+    for question in (
+        "On the other hand, what limits graph neural networks on molecules?",
+        "What do these papers say about fairness?",
+    ):
+        assert rule_rewrite(question, CHOSE_BETA).method == "as-is"
+
+
 def test_the_llm_is_not_asked_to_rewrite_a_self_contained_question() -> None:
     llm = FakeLLM()
     llm.enqueue("Which papers propose models for auctions?")

@@ -1,0 +1,157 @@
+"""Follow-ups over a set of papers: "which of them ...", "the others", none of them qualifies.
+
+Real MiniLM over the seeds: the choice among the papers listed is the per-paper judgement on
+the follow-up's own words (sessions from the fitting part of bench/data/set_followups.jsonl).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rag import api, prompts
+from rag.answer.condense import Turn
+from rag.answer.pipeline import Answer
+from rag.index.paper_index import Index
+from rag.ui import app as ui
+
+
+def first_authors(answer: Answer) -> list[str]:
+    return [c.hit.paper.authors[0] for c in answer.citations]
+
+
+def session(index: Index, questions: list[str]) -> list[Answer]:
+    """Ask `questions` in turn, each with the (question, Answer) history before it."""
+    history: list[tuple[str, Answer]] = []
+    for question in questions:
+        history.append((question, api.ask(question, index=index, backend=None, history=history)))
+    return [answer for _, answer in history]
+
+
+def chat(index: Index, questions: list[str]) -> list[Answer]:
+    """Ask `questions` in one chat, as the page does (its history is the rendered text)."""
+    history: list[dict[str, Any]] = []
+    answers: list[Answer] = []
+    for question in questions:
+        steps = list(
+            ui.chat(
+                question,
+                history,
+                index=index,
+                settings=index.settings,
+                backend="extractive",
+                on_answer=answers.append,
+            )
+        )
+        history = steps[-1][0]
+    return answers
+
+
+def paper_of(index: Index, author: str) -> Any:
+    return next(p for p in index.papers.values() if p.authors[0] == author)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("questions", "listed", "picked"),
+    [
+        (
+            ["Which papers work with the KV cache?", "Which of them uses it during RL training?"],
+            {"Xin Teng", "Ke Wang", "Yizhi Li"},
+            ["Yizhi Li"],  # TreePO; ASMC only matches RL-trained reasoners by sampling
+        ),
+        (  # the second choice is among the list again, not among the first choice's answer
+            [
+                "Which papers combine LLMs with formal verification or symbolic proof?",
+                "Which one checks its proofs in Lean?",
+                "Which one trains with policy optimization?",
+            ],
+            {"Chuxue Cao", "Ruobing Zuo"},
+            ["Chuxue Cao"],
+        ),
+    ],
+)
+def test_which_of_them_after_a_list_picks_among_that_list(
+    real_seed_index: Index, questions: list[str], listed: set[str], picked: list[str]
+) -> None:
+    answers = session(real_seed_index, questions)
+    assert set(first_authors(answers[0])) == listed
+    assert first_authors(answers[-1]) == picked
+    assert prompts.NONE_IN_SET not in answers[-1].answer
+
+
+@pytest.mark.slow
+def test_which_of_them_after_a_single_paper_answer_judges_that_paper(
+    real_seed_index: Index,
+) -> None:
+    # The issue's case: the GNN list kept ICGNN alone, and "which of them is about fairness?"
+    # became "which of ICGNN is about fairness?" and repeated ICGNN.
+    icgnn = paper_of(real_seed_index, "Wei Ju")
+    listed = Turn(
+        "Which papers deal with noisy labels on graphs?",
+        "- Ju et al. (ICGNN) harness the graph structure against noisy labels [1].",
+        (icgnn,),
+    )
+    history = [listed]
+    fairness = api.ask(
+        "Which of them is about fairness?", index=real_seed_index, backend=None, history=history
+    )
+    assert fairness.answer.splitlines()[0] == prompts.NONE_IN_SET
+    assert "Wei Ju" not in first_authors(fairness)
+    assert set(first_authors(fairness)) & {"Hourun Li", "Xiaoyi MAI"}, fairness.answer
+    kept = api.ask(
+        "Which of them uses the graph structure?",
+        index=real_seed_index,
+        backend=None,
+        history=history,
+    )
+    assert first_authors(kept) == ["Wei Ju"]
+    assert prompts.NONE_IN_SET not in kept.answer
+
+
+@pytest.mark.slow
+def test_none_of_the_set_says_so_in_one_line_and_gives_the_paper_outside_it(
+    real_seed_index: Index,
+) -> None:
+    listed, _, auctions = session(
+        real_seed_index,
+        [
+            "Bayesian methods in the collection?",
+            "Which one uses martingale posteriors?",
+            "Are any of them about auctions?",
+        ],
+    )
+    assert set(first_authors(listed)) == {"Luwei Wang", "Valentyn Melnychuk"}
+    assert auctions.answer.splitlines()[0] == prompts.NONE_IN_SET
+    assert first_authors(auctions) == ["Haoran Sun"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
+def test_the_other_after_a_choice_is_the_rest_of_the_list(real_seed_index: Index, ask: Any) -> None:
+    listed, chosen, other = ask(
+        real_seed_index,
+        [
+            "tree rollouts vs particle sampling for LLM reasoning",
+            "Which one is used for training?",
+            "And the other?",
+        ],
+    )
+    assert set(first_authors(listed)) == {"Yizhi Li", "Ke Wang"}
+    assert first_authors(chosen) == ["Yizhi Li"]
+    assert first_authors(other) == ["Ke Wang"]
+
+
+@pytest.mark.slow
+def test_the_others_after_a_choice_from_a_longer_list(real_seed_index: Index) -> None:
+    listed, chosen, others = session(
+        real_seed_index,
+        [
+            "Which papers work with the KV cache?",
+            "Which one targets tail latency of sampling?",
+            "What about the others?",
+        ],
+    )
+    assert first_authors(chosen) == ["Ke Wang"]
+    assert set(first_authors(others)) == set(first_authors(listed)) - {"Ke Wang"}
