@@ -67,7 +67,7 @@ def questions() -> list[dict[str, Any]]:
 def open_index(folder: Path) -> Index:
     settings = Settings(index_dir=folder)
     if not (folder / "chroma.sqlite3").exists():
-        ingest([ROOT / "seeds"], settings=settings)
+        ingest([ROOT / "seeds"], Index(settings, create=True))
     return Index(settings)
 
 
