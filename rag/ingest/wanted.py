@@ -69,8 +69,8 @@ _DEFINITION = re.compile(
 # weighs the share of the question's own terms the sentence holds.
 ROLE_WEIGHTS: dict[Want, dict[str, float]] = {
     Want.FINDING: {
-        "result": 0.15,
-        "conclusion": 0.15,
+        "result": 0.12,
+        "conclusion": 0.12,
         "method": -0.12,
         "objective": -0.3,
         "background": -0.3,
