@@ -92,7 +92,8 @@ _PLURAL_REF = re.compile(
 _PICKS = re.compile(
     rf"{_WHICH_ONE}"
     r"|\b(?:which|any|either|neither|none|one|some|how\s+many)\s+of\s+"
-    r"(?P<ref>(?:them|those|these|the\s+(?:two|three|four|five|above))"
+    # A noun follows "those" or "these", never "them": in "which of them studies X" it is a verb.
+    r"(?P<ref>them|(?:those|these|the\s+(?:two|three|four|five|above))"
     r"(?:\s+(?:papers|ones|methods|approaches|studies|articles|models))?|both)\b",
     re.IGNORECASE,
 )

@@ -129,6 +129,9 @@ CHOSE_BETA = [
         ("Are any of them about auctions?", (ALPHA, BETA, GAMMA), "Are about auctions?"),
         ("Do any of these papers use graphs?", (ALPHA, BETA, GAMMA), "Do use graphs?"),
         ("Does either of them work on graphs?", (ALPHA, BETA, GAMMA), "Does work on graphs?"),
+        # "studies" after "them" is the verb, not the noun of "those studies"
+        ("Which of them studies molecules?", (ALPHA, BETA, GAMMA), "studies molecules?"),
+        ("Which of those studies use RL?", (ALPHA, BETA, GAMMA), "use RL?"),
     ],
 )  # fmt: skip
 def test_a_choice_after_a_choice_ranges_over_the_list_with_its_own_words(
