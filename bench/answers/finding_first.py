@@ -46,6 +46,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 
 from bench.citations import stance_data  # noqa: E402
+from bench.citations.stance_eval import is_rationale  # noqa: E402
 from rag import api  # noqa: E402
 from rag.answer import compose, pipeline  # noqa: E402
 from rag.answer.evidence import paper_sentences  # noqa: E402
@@ -146,14 +147,6 @@ def scifact(args: argparse.Namespace) -> dict[str, Any]:
         "fragments": sum(r["fragment"] for r in rows),
         "rows": rows,
     }
-
-
-def is_rationale(shown: str, rationale: list[str]) -> bool:
-    """Whether the shown sentence is a rationale sentence (our splitter may cut differently)."""
-    a = words(shown)
-    return any(
-        a and words(r) and len(a & words(r)) / min(len(a), len(words(r))) >= 0.8 for r in rationale
-    )
 
 
 def seeds(args: argparse.Namespace) -> dict[str, Any]:

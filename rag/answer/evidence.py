@@ -17,7 +17,7 @@ import numpy as np
 
 from rag.index.embedding import Embedder
 from rag.ingest.roles import stored_roles
-from rag.ingest.wanted import is_fragment, role_weight, wanted
+from rag.ingest.wanted import rank_bonuses, wanted
 from rag.records import Hit, Paper
 
 _INSTRUCTION = re.compile(
@@ -112,9 +112,7 @@ def select_evidence(
         scores = sims[offset : offset + len(pairs)]
         paper_vectors = vectors[1 + offset : 1 + offset + len(pairs)]
         offset += len(pairs)
-        rank = scores + np.array(
-            [role_weight(want, r) - (2.0 if is_fragment(s) else 0.0) for s, r in pairs]
-        )
+        rank = scores + rank_bonuses(want, pairs)
         keep = np.argsort(-rank, kind="stable")[:per_paper]
         chosen.append(
             Evidence(

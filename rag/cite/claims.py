@@ -24,7 +24,7 @@ from rag.errors import ConfigError, PaperNotFoundError
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, search
 from rag.ingest.roles import stored_roles
-from rag.ingest.wanted import is_fragment, role_weight, wanted
+from rag.ingest.wanted import rank_bonuses, wanted
 from rag.records import Hit, Paper
 from rag.stance.choose import judge_for
 from rag.stance.judge import JUDGED_SENTENCES, StanceJudge
@@ -313,12 +313,7 @@ class _Scorer:
             score = (float(sims[best]) + hit.relevance) / 2
             # Shown: the closest sentence of the role the claim wants (for most claims, what
             # the paper found, not its aim; rag/ingest/wanted.py); the score stays the closest's.
-            rank = sims + np.array(
-                [
-                    role_weight(want, r) - 2.0 * is_fragment(s)
-                    for s, r in zip(sentences, roles, strict=True)
-                ]
-            )
+            rank = sims + rank_bonuses(want, zip(sentences, roles, strict=True))
             scored.append((score, hit, sentences[int(np.argmax(rank))], float(sims[best])))
         scored.sort(key=lambda item: -item[0])
         return [

@@ -291,7 +291,10 @@ def sentence_roles(abstract: str) -> list[tuple[str, str]]:
     A heading's role is the authors' own and is kept; the model decides the other sentences,
     seeing the whole abstract for their neighbours and position.
     """
-    pairs = abstract_sentences(abstract)
+    return _with_roles(abstract_sentences(abstract))
+
+
+def _with_roles(pairs: list[tuple[str, str | None]]) -> list[tuple[str, str]]:
     guessed = classify([s for s, _ in pairs])
     return [(s, own or guess) for (s, own), guess in zip(pairs, guessed, strict=True)]
 
@@ -302,7 +305,7 @@ def stored_roles(abstract: str, stored: Sequence[str]) -> list[tuple[str, str]]:
     An index from before sentence roles stored none: the model is cheap (about 1 ms an
     abstract).
     """
-    sentences = [s for s, _ in abstract_sentences(abstract)]
-    if sentences and len(stored) == len(sentences):
-        return list(zip(sentences, stored, strict=True))
-    return sentence_roles(abstract)
+    pairs = abstract_sentences(abstract)
+    if pairs and len(stored) == len(pairs):
+        return [(s, role) for (s, _), role in zip(pairs, stored, strict=True)]
+    return _with_roles(pairs)

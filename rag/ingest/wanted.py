@@ -23,7 +23,10 @@ never an answer sentence.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
+
+import numpy as np
 
 
 class Want(StrEnum):
@@ -87,6 +90,8 @@ _FRAGMENT = re.compile(
     re.IGNORECASE,
 )
 _MIN_WORDS = 4
+# What a fragment loses in rank: it comes after every sentence, yet a paper of fragments keeps one.
+FRAGMENT_MALUS = 2.0
 
 
 def wanted(question: str) -> Want:
@@ -113,3 +118,12 @@ def role_weight(want: Want, role: str, term_share: float = 0.0) -> float:
 def is_fragment(sentence: str) -> bool:
     """Return whether `sentence` is no sentence: "To determine whether X.", "Cohort study."."""
     return len(sentence.split()) < _MIN_WORDS or bool(_FRAGMENT.match(sentence.strip()))
+
+
+def rank_bonuses(want: Want, pairs: Iterable[tuple[str, str]]) -> np.ndarray:
+    """Return what each (sentence, role) of one paper adds to its cosine when the paper's
+    sentences are ranked for a question or claim that wants `want`: its role's weight, less
+    `FRAGMENT_MALUS` for a fragment."""
+    return np.array(
+        [role_weight(want, role) - FRAGMENT_MALUS * is_fragment(s) for s, role in pairs]
+    )
