@@ -15,34 +15,10 @@ import pytest
 from rag import prompts
 from rag.answer.condense import paper_name
 from rag.answer.language import DRAWN_FROM_ENGLISH, detect_language
-from rag.answer.pipeline import Answer, answer
+from rag.answer.pipeline import answer
 from rag.index.paper_index import Index
-from rag.settings import Settings
-from rag.ui import app as ui
+from tests.answer.chat_turns import chat, first_authors
 from tests.openai_server import FakeOpenAIServer
-
-
-def first_authors(result: Answer) -> list[str]:
-    return [c.hit.paper.authors[0] for c in result.citations]
-
-
-def chat(index: Index, questions: list[str], settings: Settings | None = None) -> list[Answer]:
-    """Ask `questions` in one chat, as the page does; return each final Answer."""
-    history: list[dict[str, Any]] = []
-    answers: list[Answer] = []
-    for question in questions:
-        steps = list(
-            ui.chat(
-                question,
-                history,
-                index=index,
-                settings=settings or index.settings,
-                backend="extractive" if settings is None else None,
-                on_answer=answers.append,
-            )
-        )
-        history = steps[-1][0]
-    return answers
 
 
 @pytest.mark.parametrize(

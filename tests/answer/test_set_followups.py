@@ -14,11 +14,7 @@ from rag import api, prompts
 from rag.answer.condense import Turn
 from rag.answer.pipeline import Answer
 from rag.index.paper_index import Index
-from rag.ui import app as ui
-
-
-def first_authors(answer: Answer) -> list[str]:
-    return [c.hit.paper.authors[0] for c in answer.citations]
+from tests.answer.chat_turns import chat, first_authors
 
 
 def session(index: Index, questions: list[str]) -> list[Answer]:
@@ -27,25 +23,6 @@ def session(index: Index, questions: list[str]) -> list[Answer]:
     for question in questions:
         history.append((question, api.ask(question, index=index, backend=None, history=history)))
     return [answer for _, answer in history]
-
-
-def chat(index: Index, questions: list[str]) -> list[Answer]:
-    """Ask `questions` in one chat, as the page does (its history is the rendered text)."""
-    history: list[dict[str, Any]] = []
-    answers: list[Answer] = []
-    for question in questions:
-        steps = list(
-            ui.chat(
-                question,
-                history,
-                index=index,
-                settings=index.settings,
-                backend="extractive",
-                on_answer=answers.append,
-            )
-        )
-        history = steps[-1][0]
-    return answers
 
 
 def paper_of(index: Index, author: str) -> Any:

@@ -1,0 +1,33 @@
+"""Drive a conversation as the chat page does, for the tests of follow-ups and sessions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rag.answer.pipeline import Answer
+from rag.index.paper_index import Index
+from rag.settings import Settings
+from rag.ui import app as ui
+
+
+def first_authors(result: Answer) -> list[str]:
+    return [c.hit.paper.authors[0] for c in result.citations]
+
+
+def chat(index: Index, questions: list[str], settings: Settings | None = None) -> list[Answer]:
+    """Ask `questions` in one chat, as the page does; return each final Answer."""
+    history: list[dict[str, Any]] = []
+    answers: list[Answer] = []
+    for question in questions:
+        steps = list(
+            ui.chat(
+                question,
+                history,
+                index=index,
+                settings=settings or index.settings,
+                backend="extractive" if settings is None else None,
+                on_answer=answers.append,
+            )
+        )
+        history = steps[-1][0]
+    return answers
