@@ -34,6 +34,7 @@ from rag.answer import paper_choice  # noqa: E402
 from rag.answer.abstention import decide, question_terms  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import search  # noqa: E402
+from rag.index.spelling import corrected  # noqa: E402
 from rag.ingest.pipeline import ingest  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
@@ -75,10 +76,11 @@ def feature_rows(index: Index, rows: list[dict[str, Any]], k: int) -> list[dict[
     settings = index.settings
     out = []
     for row in rows:
-        hits = search(index, row["q"], k=k, retriever="hybrid")
-        terms = question_terms(index, row["q"])
-        decision = decide(index, row["q"], hits, settings.min_relevance)
-        x = paper_choice.features(index, row["q"], hits, terms, decision)
+        query = corrected(index, row["q"])  # as `rag ask` reads it (rag/index/spelling.py)
+        hits = search(index, query, k=k, retriever="hybrid")
+        terms = question_terms(index, query)
+        decision = decide(index, query, hits, settings.min_relevance)
+        x = paper_choice.features(index, query, hits, terms, decision)
         y = np.array([h.paper.authors[0] in row["relevant"] for h in hits], dtype=float)
         out.append({**row, "x": x, "y": y, "authors": [h.paper.authors[0] for h in hits]})
     return out

@@ -28,6 +28,7 @@ from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, best_passages, search
+from rag.index.spelling import corrected
 from rag.ingest.naming import author_phrase, method_name, speaker
 from rag.records import Hit, Paper
 from rag.settings import Settings
@@ -244,7 +245,9 @@ def answer_stream(
             resolve=lambda text: _source_of(index, text),
         )
         timings["condense_s"] = time.perf_counter() - t0
-    query = condensed.question
+    # A misspelled word ("graph nueral netwroks") is searched as the collection's word it was
+    # meant to be (rag/index/spelling.py); the answer shows what was searched.
+    query = corrected(index, condensed.question)
     kind = question_kind(query)
     standalone = query if query != question else None
     hits = _with_abstracts(

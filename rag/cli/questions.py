@@ -31,13 +31,18 @@ def search(
 ) -> None:
     """List the papers that best match QUERY."""
     from rag import api
+    from rag.index.spelling import corrected
 
+    index = api.open_index(settings_for(ctx))
+    searched = corrected(index, query)  # "graph nueral netwroks": the collection's words
     hits = api.search(
-        query, settings=settings_for(ctx), k=k, retriever=retriever, filters=make_filters(**filters)
+        searched, index=index, k=k, retriever=retriever, filters=make_filters(**filters)
     )
     if as_json:
         emit_json([h.to_dict() for h in hits])
         return
+    if searched != query:
+        click.echo(f"Searched: {searched}")
     for h in hits:
         p = h.paper
         mark = "  (no abstract)" if p.title_only else ""

@@ -1,0 +1,72 @@
+"""Misspelled query words are read as the collection's words; nothing else is touched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag import api
+from rag.index.paper_index import Index
+from rag.index.spelling import corrected
+from rag.ingest.pipeline import ingest
+
+
+@pytest.fixture
+def seed_index(fake_index: Index, seeds_copy: Path) -> Index:
+    ingest([seeds_copy], fake_index)
+    return fake_index
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("graph nueral netwroks", "graph neural networks"),
+        ("federaed lerning privacy", "federated learning privacy"),
+        ("backdor atacks on federated LoRA", "backdoor attacks on federated LoRA"),
+        (
+            "Which papers study interpretabilty circuts?",
+            "Which papers study interpretability circuits?",
+        ),
+    ],
+)
+def test_a_misspelled_word_becomes_the_collections_word(
+    seed_index: Index, typed: str, meant: str
+) -> None:
+    assert corrected(seed_index, typed) == meant
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Which papers deal with long-context LLMs?",  # words the collection uses
+        "What is ConPress?",  # a method name
+        "qwen and GRPO",  # a model's name in lowercase, an acronym
+        "sourdough recipies with hydratoin",  # off topic: "recipies" is nearer English "recipes"
+        "gardenning tips",  # no collection word within two edits
+    ],
+)
+def test_known_words_names_and_off_topic_words_stay_as_typed(seed_index: Index, text: str) -> None:
+    assert corrected(seed_index, text) == text
+
+
+def test_an_empty_collection_corrects_nothing(fake_index: Index) -> None:
+    assert corrected(fake_index, "graph nueral netwroks") == "graph nueral netwroks"
+
+
+@pytest.mark.slow
+def test_a_misspelled_question_is_answered_and_says_what_was_searched(
+    real_seed_index: Index,
+) -> None:
+    # Before, "graph nueral netwroks" said the collection had no paper on it.
+    answer = api.ask("graph nueral netwroks", index=real_seed_index, backend=None)
+    assert not answer.abstained
+    assert answer.standalone == "graph neural networks"
+    cited = {c.hit.paper.authors[0] for c in answer.citations}
+    assert "Wei Ju" in cited
+
+
+@pytest.mark.slow
+def test_a_misspelled_off_topic_question_still_abstains(real_seed_index: Index) -> None:
+    answer = api.ask("sourdough recipies with hydratoin", index=real_seed_index, backend=None)
+    assert answer.abstained
