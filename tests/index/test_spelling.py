@@ -8,7 +8,7 @@ import pytest
 
 from rag import api
 from rag.index.paper_index import Index
-from rag.index.spelling import corrected
+from rag.index.spelling import corrected, slips
 from rag.ingest.pipeline import ingest
 
 
@@ -43,11 +43,19 @@ def test_a_misspelled_word_becomes_the_collections_word(
         "What is ConPress?",  # a method name
         "qwen and GRPO",  # a model's name in lowercase, an acronym
         "sourdough recipies with hydratoin",  # off topic: "recipies" is nearer English "recipes"
-        "gardenning tips",  # no collection word within two edits
+        "gardenning tips",  # no collection word one slip away
+        "ventral tegmental neurons",  # a real term the collection lacks
+        "graph prompt lern",  # too short to tell a slip from another word
     ],
 )
 def test_known_words_names_and_off_topic_words_stay_as_typed(seed_index: Index, text: str) -> None:
     assert corrected(seed_index, text) == text
+
+
+def test_a_slip_is_a_letter_dropped_added_or_swapped_never_replaced() -> None:
+    assert {"neural", "networks"} <= slips("nueral") | slips("netwroks")
+    assert "clustering" in slips("clustring")
+    assert "segmental" not in slips("tegmental")  # SciFact: a real term, not a typo
 
 
 def test_an_empty_collection_corrects_nothing(fake_index: Index) -> None:
