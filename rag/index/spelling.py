@@ -9,7 +9,10 @@ the misspelled words into word pieces that no abstract shares, so such a questio
 - neither the collection (its BM25 vocabulary) nor an English word list (the frequency
   dictionary symspellpy ships, 82,765 words) holds it;
 - one slip of the keyboard away, a letter missing, doubled or two letters swapped, it is a word
-  the collection holds (the one in most papers, if several are).
+  the collection holds (if several are, an English word first, then the one in most papers).
+
+The question's first word counts as lowercase when only its first letter is a capital
+("Nueral networks on graphs?"); it keeps its capital.
 
 A different letter in its place is not read as a slip: on SciFact's 809 training claims that
 edit turned real terms the collection lacks into other words ("tegmental" into "segmental",
@@ -81,6 +84,10 @@ def corrected(index: Index, text: str) -> str:
         return text
 
     def fix(match: re.Match[str]) -> str:
-        return correction(index, match.group()) or match.group()
+        word = match.group()
+        if match.start() == 0 and word[:1].isupper() and word[1:].islower():
+            read = correction(index, word.lower())
+            return read.capitalize() if read else word
+        return correction(index, word) or word
 
     return _WORD.sub(fix, text)
