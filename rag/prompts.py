@@ -48,6 +48,17 @@ ABSTAIN = (
     "The nearest papers, none of them close enough to answer it, are listed below."
 )
 
+# A question that names no topic ("hello", "summarize the collection"): see rag/answer/overview.py.
+NO_TOPIC = (
+    "Your question names no topic, so no paper was looked up. The collection holds "
+    "{collection}. Ask about a topic, a method or a finding, for example: "
+    "“Which papers deal with {topic}?”"
+)
+NO_TOPIC_EMPTY = (
+    "Your question names no topic, so no paper was looked up. The collection holds no paper "
+    "yet: add some with `rag ingest FILE_OR_FOLDER`."
+)
+
 # When the question asks for a dataset or a number that no abstract used states.
 WHAT_NOT_STATED = {
     "dataset": "which datasets or benchmarks were used",

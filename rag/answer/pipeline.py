@@ -23,6 +23,7 @@ from rag.answer.condense import Condensed, condense
 from rag.answer.discourse import standalone
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
+from rag.answer.overview import no_topic
 from rag.answer.relevance import RelevanceCheck
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
@@ -250,6 +251,16 @@ def answer_stream(
     query = corrected(index, condensed.question)
     kind = question_kind(query)
     standalone = query if query != question else None
+    if not condensed.papers and condensed.pick is None and not question_terms(index, query):
+        # Nothing to search for ("hello", "summarize the collection"): say what the collection
+        # holds rather than that it has no paper on the question.
+        overview = no_topic(index)
+        yield overview
+        timings["total_s"] = time.perf_counter() - t0
+        yield Answer(
+            question, overview, (), (), False, (), name, notice, timings, standalone, language
+        )
+        return
     hits = _with_abstracts(
         index, query, k=k, retriever=retriever or settings.retriever, filters=filters
     )
