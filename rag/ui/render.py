@@ -211,6 +211,8 @@ def render_cards(answer: Answer | None) -> str:
             return '<div class="sources-empty">The index has no papers to show.</div>'
         cards = "".join(render_card(hit) for hit in answer.nearest)
         title = "Nearest papers, none close enough to answer"
+    elif not answer.citations:  # no topic to look up, or a language the models cannot read
+        return '<div class="sources-empty">This answer cites no paper.</div>'
     else:
         cards = "".join(render_card(c.hit, n=c.n, evidence=c.evidence) for c in answer.citations)
         title = "Sources"

@@ -579,3 +579,13 @@ def test_a_which_papers_answer_keeps_one_line_per_paper() -> None:
 
     assert rendered.splitlines()[1].startswith("- Li et al.")
     assert '<a class="cite" href="#source-2">[2]</a>' in rendered
+
+
+def test_a_question_without_a_topic_shows_no_empty_sources_panel(
+    seed_index: Index, settings: Settings
+) -> None:
+    history, cards = ask(seed_index, settings, "hello")[-1]
+    assert "40 papers" in history[-1]["content"]
+    assert "No paper on this" not in history[-1]["content"]
+    assert "This answer cites no paper." in cards
+    assert "source-card" not in cards
