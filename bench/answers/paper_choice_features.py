@@ -1,0 +1,217 @@
+"""What else could tell which retrieved papers address a question: candidate features for the
+per-paper judgement (`rag/answer/paper_choice.py`), each judged by cross-validation on the
+fitting part and then on the held-out part.
+
+    .venv/bin/python bench/answers/paper_choice_features.py [--stance]   # a minute; 5 with --stance
+
+Same questions and labels as bench/answers/paper_choice.py (misspellings read as `rag ask`
+reads them). Beside the shipped ten features, per question and retrieved paper:
+
+- `topic`: the best passage's cosine to the question without its asking words ("Which papers
+  deal with federated learning?" as "federated learning"), and its gap below the best paper's;
+- `z`: the paper's cosine as a z-score over the question's cosines to every passage of a sample
+  of the collection (at most 128 papers), and the best paper's lead in those units;
+- `sentence`: the best single abstract sentence's cosine, to the question and to its topic;
+- `cluster`: the paper's mean passage vector against the best paper's and the first three's;
+- `stance` (with --stance): 1 - P(neither) of the shipped stance cross-encoder
+  (`rag/stance/model`), the most over the abstract's sentences.
+
+For each set: 5-fold cross-validated F1 of the chosen papers on the fitting part (folds by
+question, the threshold chosen for F1), then fitted on the whole fitting part and scored on the
+held-out part at that threshold (an answerable question keeps its best paper when none passes,
+as `rag ask` does). A logistic regression as shipped, and gradient-boosted trees
+(scikit-learn) to see whether interactions help. Writes bench/results/paper_choice_features.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench.answers.paper_choice import fit_logistic, open_index, questions, scores  # noqa: E402
+from rag.answer import paper_choice  # noqa: E402
+from rag.answer.abstention import _ASKING, _WORD, decide, question_terms  # noqa: E402
+from rag.answer.citations import STOPWORDS  # noqa: E402
+from rag.answer.evidence import paper_sentences  # noqa: E402
+from rag.index.paper_index import Index  # noqa: E402
+from rag.index.retrieve import best_passages, search  # noqa: E402
+from rag.index.spelling import corrected  # noqa: E402
+
+BASE = list(paper_choice.FEATURES)
+SETS = {
+    "shipped": [],
+    "+ topic": ["topic_cos", "topic_gap"],
+    "+ z": ["z", "z_gap"],
+    "+ topic, z": ["topic_cos", "topic_gap", "z", "z_gap"],
+    "+ sentence": ["sent_q", "sent_topic"],
+    "+ cluster": ["sim_best", "sim_first3"],
+    "+ all of the above": [
+        "topic_cos", "topic_gap", "z", "z_gap", "sent_q", "sent_topic", "sim_best", "sim_first3",
+    ],
+}  # fmt: skip
+
+
+def topic(index: Index, question: str) -> str:
+    """The question without its asking words and stopwords."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    stop = set(STOPWORDS_EN) | STOPWORDS | _ASKING
+    kept = [w for w in _WORD.findall(question) if w.lower() not in stop and not w.isdigit()]
+    return " ".join(kept) or question
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    return v / (np.linalg.norm(v, axis=-1, keepdims=True) + 1e-12)
+
+
+def rows_of(index: Index, with_stance: bool) -> list[dict[str, Any]]:
+    ids = sorted(index.papers)
+    sample = unit(np.stack([v for _, _, v in index.store.passages_of(ids[:128])]))
+    by_paper: dict[str, list[np.ndarray]] = defaultdict(list)
+    for pid, _, v in index.store.passages_of(ids):
+        by_paper[pid].append(unit(v))
+    mean_vec = {pid: unit(np.mean(vs, axis=0)) for pid, vs in by_paper.items()}
+    stance = None
+    if with_stance:
+        from rag.stance.judge import load_stance_model
+
+        stance = load_stance_model()
+    out = []
+    for row in questions():
+        q = corrected(index, row["q"])
+        hits = search(index, q, k=index.settings.top_k, retriever="hybrid")
+        terms = question_terms(index, q)
+        decision = decide(index, q, hits, index.settings.min_relevance)
+        x = paper_choice.features(index, q, hits, terms, decision)
+        qv, tv = (unit(v) for v in index.embedder.embed([q, topic(index, q)]))
+        tb = best_passages(index, tv, [h.paper.id for h in hits])
+        topic_cos = np.array([tb[h.paper.id][0] for h in hits])
+        cos = x[:, 0]
+        spread = sample @ qv
+        first3 = unit(np.mean([mean_vec[h.paper.id] for h in hits[:3]], axis=0))
+        extra: dict[str, list[float]] = defaultdict(list)
+        for h, tc, c in zip(hits, topic_cos, cos, strict=True):
+            sv = unit(index.sentence_embedder.embed(paper_sentences(h.paper)))
+            extra["topic_cos"].append(tc)
+            extra["topic_gap"].append(topic_cos.max() - tc)
+            extra["z"].append((c - spread.mean()) / (spread.std() + 1e-9))
+            extra["z_gap"].append((cos.max() - c) / (spread.std() + 1e-9))
+            extra["sent_q"].append(float((sv @ qv).max()))
+            extra["sent_topic"].append(float((sv @ tv).max()))
+            extra["sim_best"].append(float(mean_vec[h.paper.id] @ mean_vec[hits[0].paper.id]))
+            extra["sim_first3"].append(float(mean_vec[h.paper.id] @ first3))
+            if stance is not None:
+                p = stance.probabilities([(q, s) for s in paper_sentences(h.paper)])
+                extra["stance"].append(float((1 - p[:, 2]).max()))
+        out.append(
+            {
+                **row,
+                "x": x,
+                "extra": {k: np.array(v) for k, v in extra.items()},
+                "y": np.array([h.paper.authors[0] in row["relevant"] for h in hits], float),
+                "authors": [h.paper.authors[0] for h in hits],
+                "answerable": decision.answerable,
+            }
+        )
+    return out
+
+
+def matrix(row: dict[str, Any], names: list[str]) -> np.ndarray:
+    cols = [row["x"][:, i] for i in range(len(BASE))] + [row["extra"][n] for n in names]
+    return np.stack(cols, axis=1)
+
+
+def fold(row: dict[str, Any]) -> int:
+    return int(hashlib.md5((row["need"] or row["id"]).encode()).hexdigest(), 16) % 5
+
+
+def predict(train: list, test: list, names: list[str], model: str) -> list[np.ndarray]:
+    x = np.concatenate([matrix(r, names) for r in train])
+    y = np.concatenate([r["y"] for r in train])
+    if model == "trees":
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        trees = HistGradientBoostingClassifier(
+            max_depth=3, max_iter=150, learning_rate=0.05, l2_regularization=1.0
+        ).fit(x, y)
+        return [trees.predict_proba(matrix(r, names))[:, 1] for r in test]
+    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
+    w, b = fit_logistic((x - mean) / scale, y)
+    return [1 / (1 + np.exp(-(((matrix(r, names) - mean) / scale) @ w + b))) for r in test]
+
+
+def chosen(probs: list[np.ndarray], rows: list, t: float) -> list[set[str]]:
+    out = []
+    for p, r in zip(probs, rows, strict=True):
+        picked = {a for a, q in zip(r["authors"], p, strict=True) if q >= t}
+        if not picked and r["answerable"] and len(p):
+            picked = {r["authors"][int(np.argmax(p))]}
+        out.append(picked)
+    return out
+
+
+def f1(s: dict[str, float]) -> float:
+    return 2 * s["recall"] * s["precision"] / max(1e-9, s["recall"] + s["precision"])
+
+
+def judge(rows: list, names: list[str], model: str) -> tuple[float, float, dict, dict]:
+    fit = [r for r in rows if r["split"] == "fit"]
+    held = [r for r in rows if r["split"] == "heldout"]
+    probs: list[np.ndarray] = [np.zeros(0)] * len(fit)
+    for k in range(5):
+        test = [i for i, r in enumerate(fit) if fold(r) == k]
+        train = [r for i, r in enumerate(fit) if fold(r) != k]
+        for i, p in zip(test, predict(train, [fit[i] for i in test], names, model), strict=True):
+            probs[i] = p
+    best_t, best = max(
+        ((float(t), scores(chosen(probs, fit, float(t)), fit)) for t in np.arange(0.1, 0.9, 0.01)),
+        key=lambda ts: f1(ts[1]),
+    )
+    held_scores = scores(chosen(predict(fit, held, names, model), held, best_t), held)
+    return best_t, f1(best), best, held_scores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--index", type=Path, default=ROOT / "bench" / "work" / "seeds-index")
+    parser.add_argument("--stance", action="store_true", help="also the stance model's feature")
+    args = parser.parse_args()
+    rows = rows_of(open_index(args.index), args.stance)
+    sets = dict(SETS)
+    if args.stance:
+        sets["+ stance"] = ["stance"]
+    lines = [
+        "# Candidate features for the per-paper judgement",
+        "",
+        "Command: `.venv/bin/python bench/answers/paper_choice_features.py"
+        + (" --stance`" if args.stance else "`"),
+        "",
+        "| features | model | fitting part, 5-fold: F1 | recall | precision | threshold "
+        "| held out: recall | precision | false abstentions |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, names in sets.items():
+        for model in ("logistic", "trees"):
+            t, f, s, h = judge(rows, names, model)
+            lines.append(
+                f"| {name} | {model} | {f:.3f} | {s['recall']} | {s['precision']} | {t:.2f} "
+                f"| {h['recall']} | {h['precision']} | {h['false_abstentions']} |"
+            )
+            print(lines[-1], flush=True)
+    text = "\n".join(lines) + "\n"
+    (ROOT / "bench" / "results" / "paper_choice_features.md").write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
