@@ -255,17 +255,21 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         ]
         if gone:
             index.store.delete(sorted(gone))
-        # Papers stored before sentence roles existed get them now, silently: nothing a
-        # reader gave changed, so they are not counted as updated.
+        # Stored roles follow the shipped role model: papers stored before sentence roles
+        # existed, or whose roles another version of the model gave, get the current ones now
+        # (about 1 ms an abstract), silently: nothing a reader gave changed, so they are not
+        # counted as updated.
         moved_ids = {p.id for p in moved}
-        moved = [p if p.sentence_roles else with_roles(p) for p in moved]
-        roleless = [
-            with_roles(old)
+        moved = [with_roles(p) for p in moved]
+        rerolled = [
+            fresh_roles
             for old, _ in kept
-            if old.id not in moved_ids and not old.sentence_roles and old.abstract.strip()
+            if old.id not in moved_ids
+            and old.abstract.strip()
+            and (fresh_roles := with_roles(old)).sentence_roles != old.sentence_roles
         ]
-        if moved or roleless:
-            index.store.update_records(moved + roleless)
+        if moved or rerolled:
+            index.store.update_records(moved + rerolled)
         _embed_and_store(index, new, progress)
     index.bm25()  # brought in line with the collection and saved
     report = IngestReport(
