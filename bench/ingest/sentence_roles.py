@@ -4,13 +4,16 @@ Run from the repository root (about half an hour on two shared cores):
 
     .venv/bin/python bench/ingest/sentence_roles.py [--write-weights] [--cache DIR]
     .venv/bin/python bench/ingest/sentence_roles.py --evaluate-only [--weights PATH]
+    .venv/bin/python bench/ingest/sentence_roles.py --refit [--write-weights] [--cache DIR]
 
 The full run writes `bench/results/sentence_roles.md` and `bench/results/sentence_roles.json`;
 with `--write-weights` it also replaces the shipped weights, `rag/ingest/model/roles.npz`
 (without, the refitted weights go to the cache folder). `--evaluate-only` trains nothing and
 writes nothing: it scores the shipped weights (or `--weights PATH`) on the CSAbstruct test split
 and the SciFact structured test half and compares them with the "after (shipped)" row of
-`bench/results/sentence_roles.json`, in well under a minute.
+`bench/results/sentence_roles.json`, in well under a minute. `--refit` refits the recorded set-up
+(the `chosen` of that file) after a change of features, without the grid: its figures on the
+choosing split beside the recorded ones, then on the two test sets (minutes; writes no report).
 
 Needs: numpy and scipy for training (`bench/ingest/sentence_roles_train.py`). scipy is not a
 dependency of the project: it is in the venv because sentence-transformers and scikit-learn
