@@ -144,7 +144,7 @@ def test_an_index_from_before_roles_gets_them_at_the_next_ingest_silently(
 def test_roles_of_an_older_role_model_are_replaced_at_the_next_ingest(
     fake_index: Index, seeds_copy: Path
 ) -> None:
-    from rag.ingest.roles import sentence_roles
+    from rag.ingest.roles import model_fingerprint, sentence_roles
 
     ingest([seeds_copy], fake_index)
     stored = list(fake_index.papers.values())
@@ -152,14 +152,32 @@ def test_roles_of_an_older_role_model_are_replaced_at_the_next_ingest(
         fake_index.store.update_records(
             [p.with_(sentence_roles=("background",) * len(p.sentence_roles)) for p in stored]
         )
+        fake_index.store.set_roles_model("an older model")
     report = ingest([seeds_copy], fake_index)
     assert report.updated == 0 and report.added == 0
     fake_index.refresh()
     for paper in fake_index.papers.values():
         assert list(paper.sentence_roles) == [r for _, r in sentence_roles(paper.abstract)]
+    assert fake_index.store.roles_model == model_fingerprint()
     writes = fake_index.store.writes
     ingest([seeds_copy], fake_index)  # roles in line: nothing is rewritten
     assert fake_index.store.writes == writes
+
+
+def test_roles_are_not_recomputed_while_the_role_model_is_the_same(
+    fake_index: Index, seeds_copy: Path
+) -> None:
+    # Recomputing every paper's roles costs about 2 ms an abstract: a re-ingest under the
+    # same model trusts what is stored.
+    ingest([seeds_copy], fake_index)
+    stored = list(fake_index.papers.values())
+    with fake_index.writing():
+        fake_index.store.update_records(
+            [p.with_(sentence_roles=("background",) * len(p.sentence_roles)) for p in stored]
+        )
+    ingest([seeds_copy], fake_index)
+    fake_index.refresh()
+    assert all(set(p.sentence_roles) == {"background"} for p in fake_index.papers.values())
 
 
 CITEGUARD = (
