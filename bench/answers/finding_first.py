@@ -294,13 +294,20 @@ def fit(args: argparse.Namespace) -> None:
 
     weights = {k: dict(v) for k, v in wanted_module.ROLE_WEIGHTS.items()}
     before = {name: accuracy(cases, weights) for name, cases in sets.items()}
-    grid = [round(x, 2) for x in np.arange(-0.30, 0.31, 0.03)]
-    terms_grid = [round(x, 2) for x in np.arange(0.0, 3.01, 0.1)]
+    # A role's weight may hold the aim back by more than the 0.3 of the first fit, which sat
+    # at that edge; "position" weighs where the sentence sits (0 first, 1 last), "first" the
+    # first sentence to name what the question names (`rag.ingest.wanted.first_naming`).
+    grids = {
+        **{role: [round(x, 2) for x in np.arange(-0.60, 0.61, 0.03)] for role in ROLES},
+        "terms": [round(x, 2) for x in np.arange(0.0, 3.01, 0.1)],
+        "position": [round(x, 2) for x in np.arange(-0.30, 0.31, 0.03)],
+        "first": [round(x, 2) for x in np.arange(-0.60, 0.61, 0.03)],
+    }
     best = objective(weights)
     for _ in range(3):
         for want in weights:
-            for role in (*ROLES, "terms"):
-                for value in terms_grid if role == "terms" else grid:
+            for role, grid in grids.items():
+                for value in grid:
                     trial = {k: dict(v) for k, v in weights.items()}
                     trial[want][role] = value
                     if (score := objective(trial)) > best + 1e-9:

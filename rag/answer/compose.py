@@ -24,7 +24,14 @@ from rag.answer.discourse import standalone
 from rag.answer.evidence import Evidence, paper_sentence_roles
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
-from rag.ingest.wanted import Want, is_fragment, role_weight, wanted
+from rag.ingest.wanted import (
+    Want,
+    first_naming,
+    is_fragment,
+    relative_position,
+    role_weight,
+    wanted,
+)
 
 
 class Kind(StrEnum):
@@ -160,8 +167,9 @@ def choose(
     cosines = vectors @ question_vector
     method = method_name(ev.hit.paper.abstract)
     best: tuple[float, Choice] | None = None
-    for (sentence, role), cosine in zip(pairs, cosines, strict=True):
-        share = term_share(relevance.terms, sentence)
+    shares = [term_share(relevance.terms, s) for s in sentences]
+    first = first_naming(shares)
+    for i, ((sentence, role), cosine, share) in enumerate(zip(pairs, cosines, shares, strict=True)):
         about = about_score(float(cosine), share, relevance.weight)
         if not relevance.passes(about) or is_fragment(sentence):
             continue
@@ -175,7 +183,9 @@ def choose(
         # Among the sentences that pass the gate, the role the question wants comes first
         # (rag/ingest/wanted.py), then the question's words: with the aim and background held
         # back by their role, the sentence restating the question no longer wins on words.
-        rank = float(cosine) + role_weight(want, role, share)
+        rank = float(cosine) + role_weight(
+            want, role, share, relative_position(i, len(pairs)), i == first
+        )
         if _DEMONSTRATIVE.match(standalone(sentence).text):
             rank -= DEMONSTRATIVE_MALUS  # "These results ..." lost what "these" points to
         if kind in (Kind.DATASET, Kind.NUMBER) and (

@@ -212,7 +212,22 @@ class ChromaStore:
             )
         ]
 
+    @property
+    def roles_model(self) -> str | None:
+        """The fingerprint of the role model that gave the stored sentence roles (None: an
+        index from before it was recorded)."""
+        value = (self.papers.metadata or {}).get("roles_model")
+        return str(value) if value is not None else None
+
     # -- writing
+    def set_roles_model(self, fingerprint: str) -> None:
+        """Record which role model gave the stored sentence roles."""
+        self._writable()
+        self.writes += 1
+        # Chroma fixes the `hnsw:` settings at creation and refuses them in a modify.
+        meta = {k: v for k, v in (self.papers.metadata or {}).items() if not k.startswith("hnsw:")}
+        self.papers.modify(metadata={**meta, "roles_model": fingerprint})
+
     def _writable(self) -> None:
         """Before the first write of a store opened read-only, switch to Chroma's client."""
         if isinstance(self._client, ReadOnlyClient):

@@ -259,6 +259,13 @@ def conclude(
 
 
 @lru_cache(maxsize=1)
+def model_fingerprint(path: Path = WEIGHTS) -> str:
+    """A short fingerprint of the weights file: roles stored by other weights are stale (any
+    change of the features needs the weights refitted, so the file changes with them)."""
+    return f"{zlib.crc32(path.read_bytes()):08x}"
+
+
+@lru_cache(maxsize=1)
 def load_model(path: Path = WEIGHTS) -> RoleModel:
     """Load the weights once per process (a file of about 1 MB)."""
     return RoleModel(path)

@@ -11,7 +11,11 @@ Two kinds of question want something else:
 - why it was done ("Why ...?", "What goes wrong with ...?"): the background.
 
 `ROLE_WEIGHTS` is added to a candidate sentence's cosine with the question; it only orders the
-sentences that pass the question-relevance check, never lets one through. The weights were
+sentences that pass the question-relevance check, never lets one through. Beside the role it
+weighs the share of the question's terms a sentence holds, where the sentence sits, and whether
+it is the first to name what the question names: "What is CiteGuard?" wants "we propose
+CiteGuard, a verifier that ...", not a later sentence about how CiteGuard is run, though every
+such sentence names it and some are closer to the question. The weights were
 fitted by `bench/answers/finding_first.py fit` on the seed role questions' fitting part and the
 SciFact training claims' tune part, and judged on the held-out parts
 (`bench/results/finding_first.md`).
@@ -23,7 +27,7 @@ never an answer sentence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
 import numpy as np
@@ -69,7 +73,9 @@ _DEFINITION = re.compile(
 )
 
 # Fitted (see the module docstring): added to the cosine of a sentence of that role; "terms"
-# weighs the share of the question's own terms the sentence holds.
+# weighs the share of the question's own terms the sentence holds, "position" its relative
+# position in the abstract (0 first, 1 last), "first" whether it is the first to name what the
+# question names (`first_naming`).
 ROLE_WEIGHTS: dict[Want, dict[str, float]] = {
     Want.FINDING: {
         "result": 0.12,
@@ -79,7 +85,13 @@ ROLE_WEIGHTS: dict[Want, dict[str, float]] = {
         "background": -0.3,
         "terms": 0.9,
     },
-    Want.DEFINITION: {"objective": 0.06, "method": 0.18, "background": -0.12, "terms": 0.1},
+    Want.DEFINITION: {
+        "objective": 0.39,
+        "method": 0.18,
+        "background": -0.12,
+        "terms": 0.1,
+        "first": 0.36,
+    },
     Want.MOTIVATION: {"background": 0.12, "objective": 0.06},
 }
 
@@ -108,11 +120,42 @@ def wanted(question: str) -> Want:
     return Want.FINDING
 
 
-def role_weight(want: Want, role: str, term_share: float = 0.0) -> float:
-    """Return what a sentence of `role` holding `term_share` of the question's terms adds to
-    its rank for a question that wants `want`."""
+def relative_position(i: int, n: int) -> float:
+    """Where sentence `i` of `n` sits in its abstract: 0 the first, 1 the last."""
+    return i / (n - 1) if n > 1 else 0.0
+
+
+def role_weight(
+    want: Want,
+    role: str,
+    term_share: float = 0.0,
+    position: float = 0.0,
+    first: bool = False,
+) -> float:
+    """Return what a sentence of `role` adds to its rank for a question that wants `want`.
+
+    Args:
+        want: what the question wants.
+        role: the sentence's role.
+        term_share: the share of the question's terms the sentence holds.
+        position: the sentence's `relative_position` in its abstract (findings come late).
+        first: whether it is the abstract's first sentence to hold its largest share of the
+            question's terms (a thing is introduced where it is first named).
+    """
     weights = ROLE_WEIGHTS[want]
-    return weights.get(role, 0.0) + weights.get("terms", 0.0) * term_share
+    return (
+        weights.get(role, 0.0)
+        + weights.get("terms", 0.0) * term_share
+        + weights.get("position", 0.0) * position
+        + weights.get("first", 0.0) * first
+    )
+
+
+def first_naming(shares: Sequence[float]) -> int:
+    """Index of the first sentence holding the largest share of the question's terms (-1: none
+    holds any)."""
+    top = max(shares, default=0.0)
+    return next(i for i, x in enumerate(shares) if x == top) if top > 0 else -1
 
 
 def is_fragment(sentence: str) -> bool:
@@ -124,6 +167,11 @@ def rank_bonuses(want: Want, pairs: Iterable[tuple[str, str]]) -> np.ndarray:
     """Return what each (sentence, role) of one paper adds to its cosine when the paper's
     sentences are ranked for a question or claim that wants `want`: its role's weight, less
     `FRAGMENT_MALUS` for a fragment."""
+    pairs = list(pairs)
     return np.array(
-        [role_weight(want, role) - FRAGMENT_MALUS * is_fragment(s) for s, role in pairs]
+        [
+            role_weight(want, role, position=relative_position(i, len(pairs)))
+            - FRAGMENT_MALUS * is_fragment(s)
+            for i, (s, role) in enumerate(pairs)
+        ]
     )

@@ -139,3 +139,74 @@ def test_an_index_from_before_roles_gets_them_at_the_next_ingest_silently(
     assert report.updated == 0 and report.added == 0
     fake_index.refresh()
     assert all(p.sentence_roles for p in fake_index.papers.values())
+
+
+def test_roles_of_an_older_role_model_are_replaced_at_the_next_ingest(
+    fake_index: Index, seeds_copy: Path
+) -> None:
+    from rag.ingest.roles import model_fingerprint, sentence_roles
+
+    ingest([seeds_copy], fake_index)
+    stored = list(fake_index.papers.values())
+    with fake_index.writing():  # as an older role model might have filed them
+        fake_index.store.update_records(
+            [p.with_(sentence_roles=("background",) * len(p.sentence_roles)) for p in stored]
+        )
+        fake_index.store.set_roles_model("an older model")
+    report = ingest([seeds_copy], fake_index)
+    assert report.updated == 0 and report.added == 0
+    fake_index.refresh()
+    for paper in fake_index.papers.values():
+        assert list(paper.sentence_roles) == [r for _, r in sentence_roles(paper.abstract)]
+    assert fake_index.store.roles_model == model_fingerprint()
+    writes = fake_index.store.writes
+    ingest([seeds_copy], fake_index)  # roles in line: nothing is rewritten
+    assert fake_index.store.writes == writes
+
+
+def test_roles_are_not_recomputed_while_the_role_model_is_the_same(
+    fake_index: Index, seeds_copy: Path
+) -> None:
+    # Recomputing every paper's roles costs about 2 ms an abstract: a re-ingest under the
+    # same model trusts what is stored.
+    ingest([seeds_copy], fake_index)
+    stored = list(fake_index.papers.values())
+    with fake_index.writing():
+        fake_index.store.update_records(
+            [p.with_(sentence_roles=("background",) * len(p.sentence_roles)) for p in stored]
+        )
+    ingest([seeds_copy], fake_index)
+    fake_index.refresh()
+    assert all(set(p.sentence_roles) == {"background"} for p in fake_index.papers.values())
+
+
+CITEGUARD = (
+    "Retrieval-augmented generation often cites a source that does not support the sentence. "
+    "To address this, we propose CiteGuard, a verifier that checks every generated citation "
+    "against the passage it points to. CiteGuard scores each cited sentence with a small "
+    "entailment model and removes the citations it cannot support. In particular, CiteGuard "
+    "runs in 40 ms per answer on a single CPU core. Experiments on three question answering "
+    "benchmarks show that CiteGuard cuts unsupported citations by 45%."
+)
+
+
+@pytest.fixture(scope="module")
+def method_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    folder = tmp_path_factory.mktemp("methods")
+    papers = folder / "methods.jsonl"
+    row = {"authors": ["Mei Tanaka"], "title": "Checking citations", "abstract": CITEGUARD}
+    papers.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    index = Index(Settings(index_dir=folder / "index", backend="extractive"), create=True)
+    ingest([papers], index)
+    return index
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", ["What is CiteGuard?", "What is CiteGuard"])
+def test_what_is_x_opens_with_the_sentence_that_introduces_x(
+    method_index: Index, question: str
+) -> None:
+    # Every later sentence names CiteGuard too, and some are closer to the question than the
+    # one that says what it is; the first sentence to name it introduces it.
+    first = first_sentence(api.ask(question, index=method_index, backend=None))
+    assert "a verifier that checks every generated citation" in first, first

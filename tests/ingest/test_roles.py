@@ -11,7 +11,7 @@ import pytest
 from rag.ingest import roles, sections
 from rag.ingest.roles import classify, sentence_roles
 from rag.ingest.sections import abstract_sentences, section_labels
-from rag.ingest.wanted import Want, is_fragment, wanted
+from rag.ingest.wanted import Want, first_naming, is_fragment, relative_position, wanted
 
 CSABSTRUCT = next(
     (
@@ -179,3 +179,11 @@ def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> Non
 )
 def test_what_a_question_wants(question: str, want: Want) -> None:
     assert wanted(question) is want
+
+
+def test_the_first_sentence_to_name_the_question_s_subject_is_found() -> None:
+    assert first_naming([0.0, 0.5, 1.0, 1.0, 0.5]) == 2  # "we propose X" before "X uses ..."
+    assert first_naming([0.0, 0.0]) == -1  # nothing named: no sentence is marked
+    assert first_naming([]) == -1
+    assert [relative_position(i, 3) for i in range(3)] == [0.0, 0.5, 1.0]
+    assert relative_position(0, 1) == 0.0
