@@ -307,8 +307,8 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
         f"this benchmark (bench/data/seed_questions.jsonl, each with its paper) and "
         f"{data['offtopic_questions']} off-topic ones; support_threshold "
         f"{data['settings']['support_threshold']}, min_relevance "
-        f"{data['settings']['min_relevance']}, relative_relevance "
-        f"{data['settings']['relative_relevance']}, top_k {data['settings']['top_k']}. "
+        f"{data['settings']['min_relevance']}, paper_probability "
+        f"{data['settings']['paper_probability']}, top_k {data['settings']['top_k']}. "
         f"With an LLM backend, the first {data['timed']} seed questions ran {data['repeat']}x, "
         "best kept; the 2-core CPU was shared with other jobs, so times are upper bounds.",
         "",
@@ -415,7 +415,7 @@ def main() -> None:
             include={
                 "support_threshold",
                 "min_relevance",
-                "relative_relevance",
+                "paper_probability",
                 "top_k",
                 "evidence_sentences",
                 "max_tokens",
