@@ -73,6 +73,13 @@ class Settings(BaseSettings):
         "Runtime, no torch, the same vectors) or sentence-transformers. Ingest always uses "
         "sentence-transformers.",
     )
+    passage_vectors: Literal["windows", "late"] = Field(
+        "windows",
+        description="How ingest makes passage vectors: windows (each sentence window encoded "
+        "on its own) or late (the title and abstract encoded once, each window's token states "
+        "averaged: about twice the ingest rate). An index keeps the method it was built with; "
+        "adding papers with the other one is refused.",
+    )
     onnx_dir: Path | None = Field(
         None,
         description="Cache folder of the embedding model's ONNX export, keyed by a hash of "
