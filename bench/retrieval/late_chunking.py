@@ -41,6 +41,25 @@ from rag.ingest.parsers import parse_path  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "scifact"
 RESULTS = ROOT / "bench" / "results"
+# (window words, title weight, whole-text weight): window size, the title's tokens in every
+# window, and a blend with the whole text's mean state (negative: away from it)
+VARIANTS = [
+    (120, 0.0, 0.0),
+    (120, 0.0, 0.5),
+    (120, 0.0, 1.0),
+    (120, 0.0, -0.25),
+    (120, 0.0, -0.5),
+    (120, 0.5, 0.0),
+    (120, 1.0, 0.0),
+    (120, 1.0, 1.0),
+    (40, 0.0, 0.0),
+    (60, 0.0, 0.0),
+    (80, 0.0, 0.0),
+    (80, 0.0, 0.5),
+    (100, 0.0, 0.0),
+    (160, 0.0, 0.0),
+    (160, 0.0, 0.5),
+]
 
 
 def cached(path: Path, make):  # type: ignore[no-untyped-def]
@@ -130,7 +149,7 @@ def main() -> int:
         print(json.dumps(row), flush=True)
         rows.append(row)
 
-    cuts = {w: [passages(p, w) for p in papers] for w in (80, 120, 160)}
+    cuts = {w: [passages(p, w) for p in papers] for w in sorted({v[0] for v in VARIANTS} | {120})}
     whole = cached(
         args.cache / "whole.npz",
         lambda: {"v": embedder.embed([c.document for c in cuts[120]])},
@@ -161,24 +180,20 @@ def main() -> int:
         states = [s.astype(np.float32) for s in unragged(saved)]
         offsets = unragged(saved, "offsets")
         seconds = float(saved["seconds"])
-        for w in (80, 120, 160):
-            for title in (0.0, 1.0):
-                for blend in (0.0, 0.5, 1.0):
-                    if w != 120 and (title or blend not in (0.0, 0.5)):
-                        continue
-                    vectors = [
-                        pool(s, o, c.spans, c.title_end, Pooling(title, blend))
-                        for s, o, c in zip(states, offsets, cuts[w], strict=True)
-                    ]
-                    report(
-                        "late",
-                        vectors,
-                        seconds,
-                        window=w,
-                        overlap=overlap,
-                        title_weight=title,
-                        document_weight=blend,
-                    )
+        for w, title, blend in VARIANTS:
+            vectors = [
+                pool(s, o, c.spans, c.title_end, Pooling(title, blend))
+                for s, o, c in zip(states, offsets, cuts[w], strict=True)
+            ]
+            report(
+                "late",
+                vectors,
+                seconds,
+                window=w,
+                overlap=overlap,
+                title_weight=title,
+                document_weight=blend,
+            )
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{args.out}.json").write_text(json.dumps(rows, indent=2) + "\n")
     (RESULTS / f"{args.out}.md").write_text(markdown(rows, len(qrels), len(papers)))
