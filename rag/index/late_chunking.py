@@ -11,6 +11,12 @@ sits farther from an edge.
 
 The token states and the offset mapping come from sentence-transformers and its tokenizer;
 only the pooling is written here.
+
+Measured on SciFact train (bench/retrieval/late_chunking.py, fused with BM25 as search does):
+120-word windows, plain means, reach nDCG@10 0.742, against 0.746 for the same windows encoded
+one by one and 0.737 for one whole-abstract vector. Adding the title's tokens to every window
+(0.737-0.741), blending each window with the whole text's mean state (0.739-0.742) and other
+window sizes (40-160 words: 0.737-0.741) did no better, so `Pooling()` is plain.
 """
 
 from __future__ import annotations
@@ -129,7 +135,11 @@ def token_states(
     """
     tokenizer = model.tokenizer
     limit = int(model.max_seq_length) - tokenizer.num_special_tokens_to_add()
-    whole = tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True)
+    # Past the model's limit on purpose (the passes cut it): verbose=False keeps the
+    # tokenizer from warning about it.
+    whole = tokenizer(
+        list(texts), add_special_tokens=False, return_offsets_mapping=True, verbose=False
+    )
     jobs: list[tuple[int, int, int, int]] = []  # text, first token, last token, char start
     pass_texts: list[str] = []
     for t, text in enumerate(texts):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,29 @@ def test_an_embedder_that_cannot_pool_is_a_clear_error(
 
     with pytest.raises(ConfigError, match="passage_vectors = 'windows'"):
         ingest([seeds_copy], Index(_late(settings), WindowsOnly(), create=True))
+
+
+@pytest.mark.slow
+def test_cli_late_ingest_with_the_real_model_then_a_mixed_ingest_is_one_line_error(
+    seeds_copy: Path, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from rag.cli import cli
+
+    runner = CliRunner()
+    folder = str(tmp_path / "idx")
+    first, second = sorted(seeds_copy.iterdir())
+    built = runner.invoke(
+        cli, ["--index", folder, "ingest", "--passage-vectors", "late", str(first)]
+    )
+    assert built.exit_code == 0, built.output
+    found = runner.invoke(
+        cli, ["--index", folder, "search", "--json", "label noise in graph neural networks"]
+    )
+    assert json.loads(found.output)[0]["citation_key"] == "ju_icgnn"
+
+    mixed = runner.invoke(cli, ["--index", folder, "ingest", str(second)])
+    assert mixed.exit_code == 1
+    assert "'late'" in mixed.output and "RAG_PASSAGE_VECTORS=late" in mixed.output
+    assert "Traceback" not in mixed.output
