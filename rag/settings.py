@@ -77,7 +77,8 @@ class Settings(BaseSettings):
         "windows",
         description="How ingest makes passage vectors: windows (each sentence window encoded "
         "on its own) or late (the title and abstract encoded once, each window's token states "
-        "averaged: about twice the ingest rate). An index keeps the method it was built with; "
+        "averaged: about 1.3 times the ingest rate, nDCG@10 0.004 lower on SciFact). An index "
+        "keeps the method it was built with; "
         "adding papers with the other one is refused.",
     )
     onnx_dir: Path | None = Field(

@@ -68,6 +68,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N abstracts")
     parser.add_argument("--chroma-url", default=None, help="a running Chroma server")
     parser.add_argument("--out", default="ingest_speed")
+    parser.add_argument("--rounds", type=int, default=2, help="each step's best of N runs")
     args = parser.parse_args()
     if not (args.data / "corpus.jsonl").exists():
         print(f"skipped: no BEIR corpus at {args.data}", file=sys.stderr)
@@ -92,22 +93,30 @@ def main() -> None:
                 show_progress_bar=False,
             )
 
-        whole_s, _ = timed(lambda: encode(wholes))
-        loads.append(os.getloadavg()[0])
-        bare_s, _ = timed(lambda: encode(texts))
-        loads.append(os.getloadavg()[0])
-        ingests = {}
-        for method in ("windows", "late"):
-            settings = Settings(
-                index_dir=folder / f"index-{method}",
-                chroma_url=args.chroma_url,
-                collection=f"speed_{method}",
-                passage_vectors=method,
-            )
-            index = Index(settings, embedder, create=True)
-            seconds, report = timed(lambda index=index: ingest([source], index))
-            ingests[method] = (seconds, report.added)  # type: ignore[attr-defined]
+        # Other jobs share the machine and come and go: the steps run in turn, `--rounds`
+        # times, and each keeps its best time (the least disturbed).
+        best: dict[str, float] = {}
+        ingests: dict[str, tuple[float, int]] = {}
+        for round_ in range(args.rounds):
+            whole_s, _ = timed(lambda: encode(wholes))
+            best["whole"] = min(best.get("whole", whole_s), whole_s)
             loads.append(os.getloadavg()[0])
+            bare_s, _ = timed(lambda: encode(texts))
+            best["passages"] = min(best.get("passages", bare_s), bare_s)
+            loads.append(os.getloadavg()[0])
+            for method in ("windows", "late"):
+                settings = Settings(
+                    index_dir=folder / f"index-{method}-{round_}",
+                    chroma_url=args.chroma_url,
+                    collection=f"speed_{method}_{round_}",
+                    passage_vectors=method,
+                )
+                index = Index(settings, embedder, create=True)
+                seconds, report = timed(lambda index=index: ingest([source], index))
+                if method not in ingests or seconds < ingests[method][0]:
+                    ingests[method] = (seconds, report.added)  # type: ignore[attr-defined]
+                loads.append(os.getloadavg()[0])
+        whole_s, bare_s = best["whole"], best["passages"]
         again_s, again = timed(lambda: ingest([source], Index(settings, embedder)))
         env = {
             **os.environ,
@@ -143,6 +152,7 @@ def main() -> None:
         "of_corpus": args.limit is None,
         "passages": len(texts),
         "batch_size": embedder.batch_size,
+        "rounds": args.rounds,
         "mode": "server" if args.chroma_url else "embedded",
         "whole_encode": rate(whole_s),
         "passages_encode": {**rate(bare_s), "passages_per_s": round(len(texts) / bare_s, 1)},
@@ -177,7 +187,8 @@ def render(r: dict) -> str:  # type: ignore[type-arg]
     sample = "" if r["of_corpus"] else f" (the first {r['abstracts']} of the 5,183)"
     return (
         f"Ingest speed, {r['abstracts']} SciFact abstracts{sample}, {r['passages']} passages, "
-        f"{r['mode']} Chroma, batch size {r['batch_size']}, {r['machine']}.\n\n"
+        f"{r['mode']} Chroma, batch size {r['batch_size']}, {r['machine']}; each step's best "
+        f"of {r['rounds']} runs taken in turn.\n\n"
         "| Step | Time (s) | Abstracts/s | Share of the whole-abstract encode |\n"
         "|---|---|---|---|\n"
         + row(

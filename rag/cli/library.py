@@ -41,7 +41,7 @@ NO_ABSTRACT = "no abstract"  # the mark of a title-only record wherever a paper 
     "--passage-vectors",
     type=click.Choice(["windows", "late"]),
     help="How passage vectors are made: each window encoded (windows, the default) or pooled "
-    "from one pass over title and abstract (late, about twice as fast); an index keeps its "
+    "from one pass over title and abstract (late, about 1.3 times as fast); an index keeps its "
     "method [env RAG_PASSAGE_VECTORS].",
 )
 @click.pass_context
