@@ -45,6 +45,7 @@ def open_index(
         settings.chroma_token.get_secret_value() if settings.chroma_token else "",
         settings.collection,
         settings.embedding_model,
+        settings.passage_vectors,  # how this Index's ingests make passage vectors
         settings.query_encoder,
         str(settings.onnx_dir or ""),
         str(id(embedder)) if embedder else "",

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 
 import numpy as np
+
+from rag.index.late_chunking import LateDocument
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = {
@@ -42,6 +45,7 @@ class FakeEmbedding:
     def __init__(self) -> None:
         self.calls = 0
         self.texts_embedded = 0
+        self.late_documents = 0  # documents given to embed_late
 
     def _vector(self, text: str) -> np.ndarray:
         vec = np.zeros(self.dim, dtype=np.float32)
@@ -62,3 +66,9 @@ class FakeEmbedding:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack([self._vector(t) for t in texts])
+
+    def embed_late(self, documents: Sequence[LateDocument]) -> list[np.ndarray]:
+        """Late chunking, faked: each span's text embedded, one call per batch of documents."""
+        self.calls += 1
+        self.late_documents += len(documents)
+        return [np.stack([self._vector(d.text[a:b]) for a, b in d.spans]) for d in documents]

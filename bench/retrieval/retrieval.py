@@ -1,9 +1,10 @@
 """Retrieval benchmark on SciFact (train): BM25, dense, the LlamaIndex starter, and ours.
 
-Run from the repository root; it embeds the corpus twice (ours, then LlamaIndex's), which takes
-several minutes on two cores:
+Run from the repository root; it embeds the corpus once per passage method (today's windows,
+then late chunking) and once for LlamaIndex, which takes about half an hour on two cores:
 
     .venv/bin/python bench/retrieval/retrieval.py [--data ../shared/data/scifact] [--split train]
+        [--passages windows late] [--skip-llama-index] [--name retrieval]
 
 Quality comes from `rag.evaluate` (ir-measures); latency is the warm, in-process time of one
 query (embedding included), over all judged queries, after a warm-up. Results go to
@@ -100,11 +101,23 @@ def reciprocal_rank_fusion(
     return {q: sorted(s.items(), key=lambda item: -item[1]) for q, s in fused.items()}
 
 
+PASSAGES = {"windows": "passages", "late": "late-chunked passages"}
+
+
 def ours(
-    data: Path, split: str, folder: Path, qrels: dict[str, dict[str, int]], texts: list[str]
+    data: Path,
+    split: str,
+    folder: Path,
+    qrels: dict[str, dict[str, int]],
+    texts: list[str],
+    passages: str = "windows",
 ) -> dict[str, dict[str, object]]:
-    """Build our index once, then measure BM25 alone, dense alone, their RRF, and hybrid."""
-    settings = Settings(index_dir=folder)
+    """Build our index once, then measure BM25 alone, dense alone, their RRF, and hybrid.
+
+    `passages` is the passage method (`rag.settings.Settings.passage_vectors`): today's
+    windows encoded one by one, or late chunking (one pass per abstract, windows pooled).
+    """
+    settings = Settings(index_dir=folder, passage_vectors=passages)
     start = time.perf_counter()
     index = open_eval_index(data, settings=settings, progress=True)
     build = time.perf_counter() - start
@@ -114,10 +127,11 @@ def ours(
     bm25_build = time.perf_counter() - start
 
     rows: dict[str, dict[str, object]] = {}
+    kind = PASSAGES[passages]
     names = {
         "bm25": "BM25 alone (bm25s, title + abstract)",
-        "dense": "Dense alone (MiniLM, passages)",
-        "hybrid": "Ours (hybrid)",
+        "dense": f"Dense alone (MiniLM, {kind})",
+        "hybrid": "Ours (hybrid)" if passages == "windows" else f"Ours (hybrid, {kind})",
     }
     for retriever, name in names.items():
         run_file = folder / f"{retriever}.trec"
@@ -125,7 +139,7 @@ def ours(
             data, settings=settings, split=split, retriever=retriever, run_out=run_file
         )
         print(f"{name}: {result.to_dict()}", flush=True)
-        row: dict[str, object] = {"system": name, "retriever": retriever}
+        row: dict[str, object] = {"system": name, "retriever": retriever, "passages": passages}
         row.update({k: round(v, 4) for k, v in result.to_dict().items() if "@" in k})
         row["build_s"] = round(bm25_build if retriever == "bm25" else build, 1)
         timed = latencies(lambda q, r=retriever: search(index, q, k=LATENCY_K, retriever=r), texts)
@@ -135,8 +149,9 @@ def ours(
         [read_run(folder / "bm25.trec"), read_run(folder / "dense.trec")]
     )
     rows["rrf"] = {
-        "system": "RRF of BM25 and dense (k=60), quality only",
+        "system": f"RRF of BM25 and dense ({kind}, k=60), quality only",
         "retriever": "rrf",
+        "passages": passages,
         **metrics(score_run(fused, qrels)),
         "build_s": round(build, 1),
         "latency_ms_p50": None,
@@ -247,6 +262,14 @@ def main() -> int:
     parser.add_argument("--split", default="train", help="qrels split (the test one is held out)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder for the results")
     parser.add_argument("--skip-llama-index", action="store_true", help="only our retrievers")
+    parser.add_argument(
+        "--passages",
+        nargs="+",
+        choices=sorted(PASSAGES),
+        default=["windows", "late"],
+        help="passage methods to build an index with (each is one full encode)",
+    )
+    parser.add_argument("--name", default="retrieval", help="file name of the results")
     args = parser.parse_args()
     if not (args.data / "corpus.jsonl").is_file():
         print(f"skipped: no BEIR corpus at {args.data} (see bench/README or ../shared/data).")
@@ -257,10 +280,15 @@ def main() -> int:
     qrels = {q: r for q, r in qrels.items() if q in queries}
     texts = [queries[q] for q in qrels]
     load = LoadSampler()
-    with tempfile.TemporaryDirectory(prefix="rag-bench-") as tmp:
-        measured = ours(args.data, args.split, Path(tmp), qrels, texts)
+    measured = {}
+    for method in args.passages:
+        with tempfile.TemporaryDirectory(prefix="rag-bench-") as tmp:
+            measured[method] = ours(args.data, args.split, Path(tmp), qrels, texts, method)
     starter = [] if args.skip_llama_index else llama_index_starter(args.data, queries, qrels)
-    rows = [measured["bm25"], measured["dense"], measured["rrf"], *starter, measured["hybrid"]]
+    first = measured[args.passages[0]]
+    rows = [first["bm25"]]
+    rows += [m[r] for r in ("dense", "rrf") for m in measured.values()]
+    rows += [*starter, *(m["hybrid"] for m in measured.values())]
     with (args.data / "corpus.jsonl").open(encoding="utf-8") as fh:
         corpus = sum(1 for line in fh if line.strip())
     report = {
@@ -273,12 +301,12 @@ def main() -> int:
         "load_average": load.stop(),
         "latency": f"warm, in-process, k={LATENCY_K}, query embedding included, torch on "
         f"{QUERY_THREADS} thread(s) while timing",
-        "command": ".venv/bin/python bench/retrieval/retrieval.py",
+        "command": " ".join([".venv/bin/python bench/retrieval/retrieval.py", *sys.argv[1:]]),
         "rows": rows,
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "retrieval.json").write_text(json.dumps(report, indent=2) + "\n")
-    (args.out / "retrieval.md").write_text(markdown(report))
+    (args.out / f"{args.name}.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / f"{args.name}.md").write_text(markdown(report))
     print(markdown(report))
     return 0
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from rag.errors import ConfigError
 from rag.index.model_files import BUNDLED_MODEL, model_layout, model_name, model_path
+
+if TYPE_CHECKING:
+    from rag.index.late_chunking import LateDocument
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +81,16 @@ class SentenceTransformerEmbedder:
             finally:
                 torch.set_num_threads(threads)
         return np.asarray(vectors, dtype=np.float32)
+
+    def embed_late(self, documents: Sequence[LateDocument]) -> list[np.ndarray]:
+        """Return each document's passage vectors, pooled from one encode of its whole text.
+
+        See `rag.index.late_chunking`; used by ingest when `passage_vectors` is "late".
+        """
+        from rag.index.late_chunking import late_vectors
+
+        with self._lock:
+            return late_vectors(self._model, documents, batch_size=self.batch_size)
 
 
 _CACHE: dict[tuple[str, int], SentenceTransformerEmbedder] = {}

@@ -127,6 +127,24 @@ class Index:
             )
         return loaded
 
+    def check_passage_method(self) -> None:
+        """Refuse to add passage vectors made otherwise than those the index holds.
+
+        Queries are embedded the same way for either method, so reading never minds; only
+        mixing two kinds of passage vectors in one collection would rank papers unevenly.
+
+        Raises:
+            IndexMismatchError: the index was built with another `passage_vectors` method.
+        """
+        built, wanted = self.store.passage_method, self.settings.passage_vectors
+        if built != wanted:
+            raise IndexMismatchError(
+                f"The index at {self.store.location} holds passage vectors made by the "
+                f"{built!r} method, not {wanted!r}: set RAG_PASSAGE_VECTORS={built} (or "
+                f'passage_vectors = "{built}" in rag.toml) to add to it, or ingest into a '
+                "new --index to rebuild it with the other method."
+            )
+
     @property
     def bm25_dir(self) -> Path:
         return self.dir / f"bm25-{self.settings.collection}"
@@ -173,6 +191,7 @@ class Index:
             dim,
             server=ChromaServer.from_settings(self.settings),
             create=create,
+            passage_method=self.settings.passage_vectors,
         )
 
     def _read_generation(self) -> str:

@@ -84,12 +84,18 @@ class ChromaStore:
         *,
         server: ChromaServer | None = None,
         create: bool = False,
+        passage_method: str = "windows",
     ) -> None:
         self.location = server.where if server else str(index_dir)
         self.embedded = server is None
         self._dir = index_dir
         self._client = _client(index_dir, server, create)
-        meta = {"hnsw:space": "cosine", "embedding_model": model_name, "dimension": dim}
+        meta = {
+            "hnsw:space": "cosine",
+            "embedding_model": model_name,
+            "dimension": dim,
+            "passage_method": passage_method,
+        }
         self._names = names = (f"{collection}_chunks", f"{collection}_papers")
         if create:
             self.chunks, self.papers = (
@@ -113,6 +119,9 @@ class ChromaStore:
                 f"{built.get('embedding_model')!r} ({built.get('dimension')} dimensions), "
                 f"not {model_name!r} ({dim}): use that model, or ingest into a new --index."
             )
+        # How the passage vectors were made (`rag.settings.Settings.passage_vectors`); indexes
+        # from before late chunking do not say, and made them one window at a time.
+        self.passage_method = str(built.get("passage_method", "windows"))
         self.max_batch = int(self._client.get_max_batch_size())
         self.writes = 0  # write calls attempted through this store: 0 after a no-op ingest
 

@@ -8,10 +8,14 @@ A title-only record (the source gave no abstract) is one passage: its title and 
 Measured on SciFact train (nDCG@10 of the best passage's cosine per paper, alone and then fused
 with BM25 as `rag.index.retrieve` does): 120-word windows 0.683 and 0.746; 80-word windows 0.696 and
 0.744; the whole paper as one text (cut at 256 word pieces) 0.660 and 0.737; single sentences
-without the title 0.658 and 0.736.
+without the title 0.658 and 0.736. The same 120-word windows pooled from one pass over the whole
+text (`rag.index.late_chunking`, `passage_vectors = "late"`) reach 0.676 and 0.742
+(bench/retrieval/late_chunking.py).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rag.records import Paper
 from rag.text import split_sentences
@@ -20,25 +24,67 @@ WINDOW_WORDS = 120
 OVERLAP_SENTENCES = 1
 
 
+@dataclass(frozen=True)
+class Passages:
+    """A paper's passages, and where each lies in the paper's whole text.
+
+    `document` is what late chunking encodes once: the title prefix ("Title. "), then the
+    abstract as given. Each passage has its text (as stored and shown) and the character span
+    of its sentences in `document`; `title_end` is where the title prefix ends (0 without).
+    """
+
+    document: str
+    texts: list[str]
+    spans: list[tuple[int, int]]
+    title_end: int = 0
+
+
 def chunk_paper(
     paper: Paper, window_words: int = WINDOW_WORDS, overlap: int = OVERLAP_SENTENCES
 ) -> list[str]:
     """Return the passages of a paper: sentence windows of about `window_words` words."""
+    return passages(paper, window_words, overlap).texts
+
+
+def passages(
+    paper: Paper, window_words: int = WINDOW_WORDS, overlap: int = OVERLAP_SENTENCES
+) -> Passages:
+    """Return the passages of a paper with the span of each in the paper's whole text."""
     if paper.title_only:
-        return [". ".join(p for p in (paper.title, paper.area) if p) or paper.label]
+        text = ". ".join(p for p in (paper.title, paper.area) if p) or paper.label
+        return Passages(text, [text], [(0, len(text))])
     sentences = split_sentences(paper.abstract) or [paper.abstract]
-    windows: list[list[str]] = []
-    current: list[str] = []
+    windows: list[list[int]] = []  # sentence numbers
+    current: list[int] = []
     words = 0
-    for sentence in sentences:
+    for number, sentence in enumerate(sentences):
         n = len(sentence.split())
         if current and words + n > window_words:
             windows.append(current)
             current = current[-overlap:] if overlap else []
-            words = sum(len(s.split()) for s in current)
-        current.append(sentence)
+            words = sum(len(sentences[i].split()) for i in current)
+        current.append(number)
         words += n
     if current and (not windows or current != windows[-1][-len(current) :]):
         windows.append(current)
     prefix = f"{paper.title}. " if paper.title else ""
-    return [prefix + " ".join(w) for w in windows]
+    where = _sentence_spans(paper.abstract, sentences, len(prefix))
+    return Passages(
+        document=prefix + paper.abstract,
+        texts=[prefix + " ".join(sentences[i] for i in w) for w in windows],
+        spans=[(where[w[0]][0], where[w[-1]][1]) for w in windows],
+        title_end=len(prefix),
+    )
+
+
+def _sentence_spans(text: str, sentences: list[str], shift: int) -> list[tuple[int, int]]:
+    """Return where each sentence (a stripped piece of `text`, in order) lies, plus `shift`."""
+    spans = []
+    at = 0
+    for sentence in sentences:
+        start = text.find(sentence, at)
+        if start < 0:  # not a piece of the text (never for split_sentences): take the rest
+            start = at
+        at = start + len(sentence)
+        spans.append((shift + start, shift + min(at, len(text))))
+    return spans

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.errors import ConfigError
+from rag.index.late_chunking import LateDocument
 from rag.index.paper_index import Index
-from rag.ingest.chunking import chunk_paper
+from rag.ingest.chunking import chunk_paper, passages
 from rag.ingest.naming import rekey_stored, settle_keys, usable_key
 from rag.ingest.parsers import iter_files, parse_path
 from rag.ingest.roles import model_fingerprint as roles_model_fingerprint
@@ -46,8 +48,7 @@ def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
     try:
         for start in range(0, len(papers), PAPERS_PER_BATCH):
             batch = papers[start : start + PAPERS_PER_BATCH]
-            chunks = [(p.id, text) for p in batch for text in chunk_paper(p)]
-            vectors = index.ingest_embedder.embed([text for _, text in chunks])
+            chunks, vectors = _passage_vectors(index, batch)
             owners = np.array([pid for pid, _ in chunks])
             paper_vectors = np.stack([vectors[owners == p.id].mean(axis=0) for p in batch])
             paper_vectors /= np.linalg.norm(paper_vectors, axis=1, keepdims=True)
@@ -62,6 +63,28 @@ def _embed_and_store(index: Index, papers: list[Paper], progress: bool) -> None:
         _finish_write(pending)
         writer.shutdown()
         bar.close()
+
+
+def _passage_vectors(index: Index, papers: list[Paper]) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """Return the passages of `papers` as (paper id, text) pairs, and their vectors.
+
+    By the index's `passage_vectors` method: each window encoded on its own ("windows"), or
+    pooled from one encode of the paper's whole text ("late", `rag.index.late_chunking`).
+    """
+    embedder = index.ingest_embedder
+    if index.settings.passage_vectors == "windows":
+        chunks = [(p.id, text) for p in papers for text in chunk_paper(p)]
+        return chunks, embedder.embed([text for _, text in chunks])
+    embed_late = getattr(embedder, "embed_late", None)
+    if embed_late is None:
+        raise ConfigError(
+            f"The embedding model {embedder.name!r} cannot pool passage vectors from one pass "
+            "(passage_vectors = 'late'): use passage_vectors = 'windows'."
+        )
+    cut = [passages(p) for p in papers]
+    per_paper = embed_late([LateDocument(c.document, c.spans, c.title_end) for c in cut])
+    chunks = [(p.id, text) for p, c in zip(papers, cut, strict=True) for text in c.texts]
+    return chunks, np.concatenate(per_paper).astype(np.float32)
 
 
 def _finish_write(pending: Future[None] | None) -> None:
@@ -225,7 +248,8 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
     Raises:
         IndexBusyError: another process is writing the index.
         ConfigError, IndexMismatchError: the embedding model cannot be loaded or does not
-            fit the index (raised before anything is written).
+            fit the index, or the index was built with another `passage_vectors` method
+            (raised before anything is written).
     """
     parsed = dict(files.papers)
     with index.writing():
@@ -246,6 +270,7 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         keyed = settle_keys(fresh, taken)
         new = [with_roles(p) for p in keyed.papers]
         if new:
+            index.check_passage_method()  # never two kinds of passage vectors in one index
             index.ingest_embedder  # noqa: B018  # a model that cannot load fails before any write
         kept = [(stored[pid], p) for pid, p in parsed.items() if pid in stored]
         rekeyed = rekey_stored(kept, taken | {p.citation_key for p in new})
