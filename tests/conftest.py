@@ -57,6 +57,15 @@ def seeds_copy(tmp_path: Path) -> Path:
     return dest
 
 
+@pytest.fixture
+def seed_index(fake_index: Index, seeds_copy: Path) -> Index:
+    """The seeds ingested into `fake_index`."""
+    from rag.ingest.pipeline import ingest
+
+    ingest([seeds_copy], fake_index)
+    return fake_index
+
+
 @pytest.fixture(scope="session")
 def real_seed_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     """The seeds indexed once with the real bundled embedding model (slow tests)."""

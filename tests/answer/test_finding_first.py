@@ -35,18 +35,22 @@ SLEEP = (
 )
 
 
-@pytest.fixture(scope="module")
-def clinical_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    folder = tmp_path_factory.mktemp("clinical")
-    papers = folder / "trials.jsonl"
-    rows = [
-        {"authors": ["Ana Ortiz"], "title": "Statins and stroke in old age", "abstract": STATINS},
-        {"authors": ["Ben Okafor"], "title": "Naps on night shifts", "abstract": SLEEP},
-    ]
+def real_index(folder: Path, rows: list[dict[str, object]]) -> Index:
+    """An index of `rows` (JSON-lines records) in `folder`, with the real MiniLM."""
+    papers = folder / "papers.jsonl"
     papers.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     index = Index(Settings(index_dir=folder / "index", backend="extractive"), create=True)
     ingest([papers], index)
     return index
+
+
+@pytest.fixture(scope="module")
+def clinical_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    rows = [
+        {"authors": ["Ana Ortiz"], "title": "Statins and stroke in old age", "abstract": STATINS},
+        {"authors": ["Ben Okafor"], "title": "Naps on night shifts", "abstract": SLEEP},
+    ]
+    return real_index(tmp_path_factory.mktemp("clinical"), rows)
 
 
 def first_sentence(answer: api.Answer) -> str:
@@ -192,13 +196,8 @@ CITEGUARD = (
 
 @pytest.fixture(scope="module")
 def method_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    folder = tmp_path_factory.mktemp("methods")
-    papers = folder / "methods.jsonl"
     row = {"authors": ["Mei Tanaka"], "title": "Checking citations", "abstract": CITEGUARD}
-    papers.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    index = Index(Settings(index_dir=folder / "index", backend="extractive"), create=True)
-    ingest([papers], index)
-    return index
+    return real_index(tmp_path_factory.mktemp("methods"), [row])
 
 
 @pytest.mark.slow

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from rag import api
 from rag.index.paper_index import Index
-from rag.ingest.pipeline import ingest
-
-
-@pytest.fixture
-def seed_index(fake_index: Index, seeds_copy: Path) -> Index:
-    ingest([seeds_copy], fake_index)
-    return fake_index
 
 
 @pytest.mark.parametrize(

@@ -28,12 +28,6 @@ OFF_TOPIC = "sourdough bread recipe with rye flour"
 SCRIPT = "<script>alert(1)</script>"
 
 
-@pytest.fixture
-def seed_index(fake_index: Index, seeds_copy: Path) -> Index:
-    ingest([seeds_copy], fake_index)
-    return fake_index
-
-
 def ask(index: Index, settings: Settings, message: str, **options: object) -> list:
     """Run the chat handler to the end; return every (history, cards) it yielded."""
     options.setdefault("backend", "extractive")

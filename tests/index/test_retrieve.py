@@ -104,12 +104,6 @@ def test_relevance_is_the_cosine_of_the_best_passage(concept_index: Index) -> No
     assert hit.relevance == pytest.approx(float(vectors[0] @ vectors[1]), abs=1e-4)
 
 
-@pytest.fixture
-def seed_index(fake_index: Index, seeds_copy: Path) -> Index:
-    ingest([seeds_copy], fake_index)
-    return fake_index
-
-
 @pytest.mark.parametrize("retriever", ["hybrid", "dense", "bm25"])
 def test_filters_never_leak(seed_index: Index, retriever: str) -> None:
     by_area = search(
