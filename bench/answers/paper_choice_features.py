@@ -62,7 +62,7 @@ SETS = {
 }  # fmt: skip
 
 
-def topic(index: Index, question: str) -> str:
+def topic(question: str) -> str:
     """The question without its asking words and stopwords."""
     from bm25s.stopwords import STOPWORDS_EN
 
@@ -94,7 +94,7 @@ def rows_of(index: Index, with_stance: bool) -> list[dict[str, Any]]:
         terms = question_terms(index, q)
         decision = decide(index, q, hits, index.settings.min_relevance)
         x = paper_choice.features(index, q, hits, terms, decision)
-        qv, tv = (unit(v) for v in index.embedder.embed([q, topic(index, q)]))
+        qv, tv = (unit(v) for v in index.embedder.embed([q, topic(q)]))
         tb = best_passages(index, tv, [h.paper.id for h in hits])
         topic_cos = np.array([tb[h.paper.id][0] for h in hits])
         cos = x[:, 0]

@@ -659,6 +659,19 @@ def write_report(results: dict, preds: dict, cs_test: list, sci_test: list) -> N
     print("\n".join(out))
 
 
+def test_scores(
+    classify: Callable[[list[str]], list[str]], cs_test: list, sci_test: list
+) -> list[tuple[str, str, int, dict, tuple[str, ...]]]:
+    """Score `classify` on the two test sets: (title, results key, abstracts, scores, labels)."""
+    return [
+        (title, key, len(docs), score(docs, run(classify, docs)), labels)
+        for title, key, docs, labels in (
+            ("CSAbstruct test", "cs_test", cs_test, SCORED),
+            ("SciFact structured test half", "sci_test", sci_test, roles.ROLES),
+        )
+    ]
+
+
 def refit(write_weights: bool, cache: Path) -> None:
     """Refit the recorded set-up (`chosen` in `bench/results/sentence_roles.json`) after a
     change of features, without the grid (minutes, not half an hour).
@@ -717,12 +730,7 @@ def refit(write_weights: bool, cache: Path) -> None:
     log(f"weights written to {weights} ({weights.stat().st_size / 1e6:.2f} MB)")
     after = classifier(weights)
     shipped = recorded["rows"][SHIPPED_ROW]
-    for title, key, docs in (
-        ("CSAbstruct test", "cs_test", cs_test),
-        ("SciFact test", "sci_test", sci_test),
-    ):
-        m = score(docs, run(after, docs))
-        labels = SCORED if docs[0].source == "cs" else roles.ROLES
+    for title, key, _, m, labels in test_scores(after, cs_test, sci_test):
         log(f"## {title}: macro-F1 {shipped[key]['macro']:.3f} -> {m['macro']:.3f}")
         log("\n".join(table([("refitted", m)], labels)))
     log(f"cost: {cost(after, cs_test + sci_test):.2f} ms per abstract")
@@ -746,13 +754,8 @@ def evaluate_only(weights: Path) -> int:
         recorded = json.loads(RESULTS_JSON.read_text())["rows"].get(SHIPPED_ROW, {})
     t0 = time.perf_counter()
     ok = True
-    for title, key, docs in (
-        ("CSAbstruct test", "cs_test", cs_test),
-        ("SciFact structured test half", "sci_test", sci_test),
-    ):
-        m = score(docs, run(classify, docs))
-        labels = SCORED if docs[0].source == "cs" else roles.ROLES
-        log(f"## {title} ({len(docs)} abstracts), {weights}")
+    for title, key, n, m, labels in test_scores(classify, cs_test, sci_test):
+        log(f"## {title} ({n} abstracts), {weights}")
         log("\n".join(table([("evaluated", m)], labels)))
         if key in recorded:
             was = recorded[key]["macro"]
