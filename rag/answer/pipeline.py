@@ -251,7 +251,8 @@ def answer_stream(
     query = corrected(index, condensed.question)
     kind = question_kind(query)
     standalone = query if query != question else None
-    if not condensed.papers and condensed.pick is None and not question_terms(index, query):
+    terms = question_terms(index, query)
+    if not condensed.papers and condensed.pick is None and not terms:
         # Nothing to search for ("hello", "summarize the collection"): say what the collection
         # holds rather than that it has no paper on the question.
         overview = no_topic(index)
@@ -283,7 +284,7 @@ def answer_stream(
         # when the collection signals say it has a paper on it (rag/answer/abstention.py), or
         # when one paper's own probability is high enough to answer alone.
         decision = decide(index, query, hits, settings.min_relevance)
-        relevant = _chosen_papers(index, query, hits, decision, settings)
+        relevant = _chosen_papers(index, query, hits, terms, decision, settings)
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(
@@ -421,12 +422,18 @@ def _relevance_check(
 
 
 def _chosen_papers(
-    index: Index, query: str, hits: list[Hit], decision: Decision, settings: Settings
+    index: Index,
+    query: str,
+    hits: list[Hit],
+    terms: list[tuple[str, bool]],
+    decision: Decision,
+    settings: Settings,
 ) -> list[Hit]:
-    """Return the retrieved papers that address `query`, most probable first (none: abstain)."""
+    """Return the retrieved papers that address `query` (whose terms are `terms`), most
+    probable first (none: abstain)."""
     if not hits:
         return []
-    judged = paper_choice.judge(index, query, hits, question_terms(index, query), decision)
+    judged = paper_choice.judge(index, query, hits, terms, decision)
     best = max(j.probability for j in judged)
     alone = (
         best >= settings.answer_probability
