@@ -127,6 +127,9 @@ def main() -> int:
     parser.add_argument("--split", default="train")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/late-cache"))
     parser.add_argument("--overlap", type=int, nargs="+", default=[32])
+    parser.add_argument(
+        "--pass-tokens", type=int, default=None, help="word pieces a pass reads (default: 256)"
+    )
     parser.add_argument("--skip-windows", action="store_true", help="no independent windows")
     parser.add_argument("--out", default="late_chunking")
     args = parser.parse_args()
@@ -171,12 +174,18 @@ def main() -> int:
     for overlap in args.overlap:
 
         def encode(overlap: int = overlap) -> dict[str, np.ndarray]:
-            got = token_states(model, [c.document for c in cuts[120]], overlap=overlap)
+            got = token_states(
+                model,
+                [c.document for c in cuts[120]],
+                overlap=overlap,
+                pass_tokens=args.pass_tokens,
+            )
             out = ragged([s.astype(np.float16) for s, _ in got])
             out["offsets"] = np.concatenate([o for _, o in got])
             return out
 
-        saved = cached(args.cache / f"tokens-{overlap}.npz", encode)
+        width = f"-{args.pass_tokens}" if args.pass_tokens else ""
+        saved = cached(args.cache / f"tokens-{overlap}{width}.npz", encode)
         states = [s.astype(np.float32) for s in unragged(saved)]
         offsets = unragged(saved, "offsets")
         seconds = float(saved["seconds"])
@@ -191,28 +200,31 @@ def main() -> int:
                 seconds,
                 window=w,
                 overlap=overlap,
+                pass_tokens=args.pass_tokens or 256,
                 title_weight=title,
                 document_weight=blend,
             )
+    command = " ".join(["bench/retrieval/late_chunking.py", *sys.argv[1:]])
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{args.out}.json").write_text(json.dumps(rows, indent=2) + "\n")
-    (RESULTS / f"{args.out}.md").write_text(markdown(rows, len(qrels), len(papers)))
-    print(markdown(rows, len(qrels), len(papers)))
+    (RESULTS / f"{args.out}.md").write_text(markdown(rows, len(qrels), len(papers), command))
+    print(markdown(rows, len(qrels), len(papers), command))
     return 0
 
 
-def markdown(rows: list[dict], queries: int, corpus: int) -> str:  # type: ignore[type-arg]
+def markdown(rows: list[dict], queries: int, corpus: int, command: str) -> str:  # type: ignore[type-arg]
     lines = [
         f"Passage vectors on SciFact train ({queries} queries, {corpus} abstracts): fused "
         "(0.7 x best passage cosine + 0.3 x relative BM25, exact dense scores) and dense alone.",
         "",
-        "| Method | Window (words) | Overlap (pieces) | Title weight | Whole-text weight | "
-        "nDCG@10 | Recall@100 | Dense nDCG@10 | Encode (s) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| Method | Window (words) | Pass (pieces) | Overlap (pieces) | Title weight | "
+        "Whole-text weight | nDCG@10 | Recall@100 | Dense nDCG@10 | Encode (s) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['method']} | {r.get('window', '—')} | {r.get('overlap', '—')} | "
+            f"| {r['method']} | {r.get('window', '—')} | {r.get('pass_tokens', '—')} | "
+            f"{r.get('overlap', '—')} | "
             f"{r.get('title_weight', '—')} | {r.get('document_weight', '—')} | "
             f"{r['nDCG@10']:.3f} | {r['recall@100']:.3f} | {r['dense nDCG@10']:.3f} | "
             f"{r['encode_s']} |"
@@ -227,12 +239,10 @@ def markdown(rows: list[dict], queries: int, corpus: int) -> str:  # type: ignor
         ]
     lines += [
         "",
-        "Encode times are one whole-corpus call each on a machine other jobs shared (load 5-7): "
-        "not rates; `bench/ingest/ingest_speed.py` measures those side by side.",
+        "Encode times are one whole-corpus call each, on a machine other jobs may share: not "
+        "rates; `bench/ingest/ingest_speed.py` measures those side by side.",
         "",
-        "Command: `.venv/bin/python bench/retrieval/late_chunking.py"
-        + ("" if any(r["method"] == "windows" for r in rows) else " --skip-windows")
-        + "`",
+        f"Command: `.venv/bin/python {command}`",
         "",
     ]
     return "\n".join(lines)

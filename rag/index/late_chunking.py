@@ -16,7 +16,11 @@ Measured on SciFact train (bench/retrieval/late_chunking.py, fused with BM25 as 
 120-word windows, plain means, reach nDCG@10 0.742, against 0.746 for the same windows encoded
 one by one and 0.737 for one whole-abstract vector. Adding the title's tokens to every window
 (0.737-0.741), blending each window with the whole text's mean state (0.739-0.742) and other
-window sizes (40-160 words: 0.737-0.741) did no better, so `Pooling()` is plain.
+window sizes (40-160 words: 0.737-0.741) did no better, so `Pooling()` is plain. Less overlap
+reads fewer pieces but loses quality (no overlap: 0.739, bench/results/late_chunking_overlap.md).
+Passes of 128 pieces (`pass_tokens`), the length MiniLM was trained on, give 0.740 with
+120-word windows and 0.744 with 40- or 60-word ones (bench/results/late_chunking_128.md);
+not adopted until measured through the index and bench/ingest/ingest_speed.py.
 """
 
 from __future__ import annotations
@@ -119,7 +123,12 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 
 
 def token_states(
-    model: Any, texts: Sequence[str], *, batch_size: int = 32, overlap: int = OVERLAP_TOKENS
+    model: Any,
+    texts: Sequence[str],
+    *,
+    batch_size: int = 32,
+    overlap: int = OVERLAP_TOKENS,
+    pass_tokens: int | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Return the token states and character offsets of each whole text, from one encode.
 
@@ -128,13 +137,16 @@ def token_states(
         texts: the texts.
         batch_size: passes per encoder batch.
         overlap: word pieces a further pass re-reads (see `plan_passes`).
+        pass_tokens: word pieces a pass reads, special tokens included (default and at most:
+            the model's `max_seq_length`).
 
     Returns:
         Per text, (tokens, dim) float32 states and (tokens, 2) offsets, special tokens left
         out.
     """
     tokenizer = model.tokenizer
-    limit = int(model.max_seq_length) - tokenizer.num_special_tokens_to_add()
+    width = min(pass_tokens or int(model.max_seq_length), int(model.max_seq_length))
+    limit = width - tokenizer.num_special_tokens_to_add()
     # Past the model's limit on purpose (the passes cut it): verbose=False keeps the
     # tokenizer from warning about it.
     whole = tokenizer(
@@ -162,7 +174,7 @@ def token_states(
         pass_texts,
         return_offsets_mapping=True,
         truncation=True,
-        max_length=int(model.max_seq_length),
+        max_length=width,
     )
     result: list[tuple[np.ndarray, np.ndarray]] = []
     dim = int(encoded[0].shape[-1]) if len(encoded) else 0
