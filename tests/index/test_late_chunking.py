@@ -120,3 +120,23 @@ def test_late_vectors_stay_close_to_windows_encoded_on_their_own() -> None:
     (late,) = embedder.embed_late([LateDocument(cut.document, cut.spans, cut.title_end)])
     alone = embedder.embed(cut.texts)
     assert float(late[0] @ alone[0]) > 0.9  # the same text read in context
+
+
+@pytest.mark.slow
+def test_shorter_passes_cover_every_token_and_stay_close_to_full_ones() -> None:
+    from rag.index.embedding import load_embedder
+    from rag.index.late_chunking import token_states
+
+    model = load_embedder()._model
+    text = " ".join(
+        f"Finding {i} links exposure {i} to outcome {i} in cohort {i}." for i in range(30)
+    )
+    ((full, offsets),) = token_states(model, [text])
+    ((short, short_offsets),) = token_states(model, [text], pass_tokens=64, overlap=16)
+    assert np.array_equal(offsets, short_offsets)  # the same tokens of the whole text
+    assert len(offsets) > 2 * 64  # read in three or more passes of 64
+    assert np.abs(short).sum(axis=1).min() > 0  # every token got a state from some pass
+    assert not np.allclose(full, short, atol=1e-3)  # the passes did cut the context
+    (close,) = pool(full, offsets, [(0, len(text))])
+    (near,) = pool(short, short_offsets, [(0, len(text))])
+    assert float(close @ near) > 0.9  # the same text, read in shorter pieces
