@@ -4,7 +4,7 @@ Run from the repository root (one encode per method, minutes each on two cores; 
 are kept in --cache, so a second run only pools and scores):
 
     .venv/bin/python bench/retrieval/late_chunking.py [--data ../shared/data/scifact]
-        [--cache /tmp/late-cache] [--overlap 32]
+        [--cache /tmp/late-cache] [--overlap 32 ...] [--pass-tokens 256] [--out NAME]
 
 Compares today's windows (each encoded on its own), one vector per whole abstract, and late
 chunking (one encode of title + abstract, each window's token states averaged) with its
