@@ -128,7 +128,10 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/late-cache"))
     parser.add_argument("--overlap", type=int, nargs="+", default=[32])
     parser.add_argument(
-        "--pass-tokens", type=int, default=None, help="word pieces a pass reads (default: 256)"
+        "--pass-tokens",
+        type=int,
+        default=None,
+        help="word pieces a pass reads (default: the model's limit, 256)",
     )
     parser.add_argument("--skip-windows", action="store_true", help="no independent windows")
     parser.add_argument("--out", default="late_chunking")
@@ -171,6 +174,7 @@ def main() -> int:
             )
             report("windows", unragged(saved), float(saved["seconds"]), window=w)
 
+    pass_tokens = args.pass_tokens or int(model.max_seq_length)
     for overlap in args.overlap:
 
         def encode(overlap: int = overlap) -> dict[str, np.ndarray]:
@@ -178,7 +182,7 @@ def main() -> int:
                 model,
                 [c.document for c in cuts[120]],
                 overlap=overlap,
-                pass_tokens=args.pass_tokens,
+                pass_tokens=pass_tokens,
             )
             out = ragged([s.astype(np.float16) for s, _ in got])
             out["offsets"] = np.concatenate([o for _, o in got])
@@ -200,7 +204,7 @@ def main() -> int:
                 seconds,
                 window=w,
                 overlap=overlap,
-                pass_tokens=args.pass_tokens or 256,
+                pass_tokens=pass_tokens,
                 title_weight=title,
                 document_weight=blend,
             )

@@ -7,7 +7,14 @@ import itertools
 import numpy as np
 import pytest
 
-from rag.index.late_chunking import OVERLAP_TOKENS, LateDocument, Pooling, plan_passes, pool
+from rag.index.late_chunking import (
+    OVERLAP_TOKENS,
+    LateDocument,
+    Pooling,
+    plan_passes,
+    pool,
+    token_states,
+)
 from rag.ingest.chunking import passages
 from rag.records import Paper
 
@@ -125,7 +132,6 @@ def test_late_vectors_stay_close_to_windows_encoded_on_their_own() -> None:
 @pytest.mark.slow
 def test_shorter_passes_cover_every_token_and_stay_close_to_full_ones() -> None:
     from rag.index.embedding import load_embedder
-    from rag.index.late_chunking import token_states
 
     model = load_embedder()._model
     text = " ".join(
