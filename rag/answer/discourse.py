@@ -71,6 +71,13 @@ _PRONOUNS = [
 ]
 _IRREGULAR_PLURAL = {"is": "are", "has": "have", "does": "do", "was": "were"}
 _IRREGULAR_SINGULAR = {v: k for k, v in _IRREGULAR_PLURAL.items()}
+# Verbs that do not agree with their subject: modals and past tenses ("we found" is "Yüksel
+# found", not "Yüksel founds"); a past tense ending in -ed is told by its ending.
+_UNINFLECTED = frozenset(
+    """can could may might must shall should will would found sought made took gave saw built
+    held began led won chose drew wrote brought thought kept met got did had ran set put read
+    left lost felt knew grew went came became undertook""".split()  # noqa: SIM905
+)
 _NOT_VERBS = {"the", "a", "an", "that", "this", "it", "to", "and", "also"}
 
 
@@ -106,8 +113,8 @@ def _agree(verb: str, plural: bool) -> str:
     """Return `verb` (as written after "we" or "this paper") agreeing with the new subject."""
     low = verb.lower()
     if plural:
-        if low in _IRREGULAR_SINGULAR:
-            return _IRREGULAR_SINGULAR[low]
+        if low in _IRREGULAR_PLURAL:
+            return _IRREGULAR_PLURAL[low]  # "this paper is" -> "Pei et al. are"
         if low.endswith("ies") and len(low) > 4:
             return verb[:-3] + "y"
         if re.search(r"(?:ss|sh|ch|x|z|o)es$", low):
@@ -115,8 +122,10 @@ def _agree(verb: str, plural: bool) -> str:
         if low.endswith("s") and not low.endswith("ss"):
             return verb[:-1]
         return verb
-    if low in _IRREGULAR_PLURAL:
-        return _IRREGULAR_PLURAL[low]
+    if low in _IRREGULAR_SINGULAR:
+        return _IRREGULAR_SINGULAR[low]  # "we are" -> "Yüksel is"
+    if low in _UNINFLECTED or (low.endswith("ed") and not low.endswith(("eed", "embed"))):
+        return verb
     if low.endswith("s"):
         return verb
     if re.search(r"[^aeiou]y$", low):

@@ -67,6 +67,30 @@ def test_verb_agrees_with_the_speaker() -> None:
 
 
 @pytest.mark.parametrize(
+    ("sentence", "shown"),
+    [
+        # A single author: past tenses and modals do not agree; "are", "have" do.
+        ("We examined whether naps help.", "Ruiz examined whether naps help."),
+        ("We found that naps help.", "Ruiz found that naps help."),
+        ("We can show that naps help.", "Ruiz can show that naps help."),
+        ("We are the first to test naps.", "Ruiz is the first to test naps."),
+        ("We have tested naps.", "Ruiz has tested naps."),
+        ("We were able to test naps.", "Ruiz was able to test naps."),
+        ("We need longer naps.", "Ruiz needs longer naps."),
+        ("We embed naps in shifts.", "Ruiz embeds naps in shifts."),
+    ],
+)
+def test_a_single_author_s_verb_keeps_its_tense(sentence: str, shown: str) -> None:
+    assert standalone(sentence, "Ruiz", False).text == shown
+
+
+def test_a_paper_s_verb_agrees_with_several_authors() -> None:
+    assert standalone("This paper is the first to test naps.", "Pei et al.", True).text == (
+        "Pei et al. are the first to test naps."
+    )
+
+
+@pytest.mark.parametrize(
     "text",
     ["However, X holds.", "To address this, we go.", "In this paper, we propose Y.", "Then, Z."],
 )
