@@ -2,7 +2,6 @@
 
     .venv/bin/python bench/answers/finding_first.py scifact TAG --index DIR [--part held_out]
     .venv/bin/python bench/answers/finding_first.py seeds TAG --index DIR [--split heldout]
-    .venv/bin/python bench/answers/finding_first.py fit --index DIR --scifact-index DIR
     .venv/bin/python bench/answers/finding_first.py report
 
 `scifact`: every SciFact training claim with labelled evidence is asked (`rag ask`, extractive,
@@ -11,16 +10,14 @@ built in DIR/eval-scifact), and looked up (`rag cite`). Scored: the answer's fir
 annotated rationale sentence (of all asked, and of those whose first sentence cites a paper
 with evidence), and the cite match (the sentence shown for a labelled paper) is one. The claim
 parts are those of `bench/citations/stance_data.py` (fit / calib / held_out by a hash of the id):
-`tune` is fit + calib, where the role weights are chosen; `held_out` is only reported.
+`tune` is fit + calib, where the sentence choice is fitted; `held_out` is only reported.
 
-`seeds`: bench/data/role_questions.jsonl over the seed index: the answer's first sentence is
-the labelled `want` sentence (or an `also_ok` one), per kind (finding / definition / motivation).
+`seeds`: bench/data/role_questions.jsonl over the seed index: the answer's line for the labelled
+paper (the first sentence citing it; in a list, that paper's line) is the labelled `want`
+sentence (or an `also_ok` one), per kind (finding / definition / motivation).
 
-`fit`: chooses `rag.ingest.wanted.ROLE_WEIGHTS` on the seed questions' fitting part and the
-SciFact tune part only: each question is answered once, the candidate sentences of the labelled
-paper are recorded as the answer's composer saw them, and the weights are set by coordinate
-ascent on how often the wanted sentence comes first; it prints the weights and the share on
-both fitting and held-out parts.
+The sentence choice these score is fitted by `bench/answers/sentence_choice.py`, which uses
+`seed_cases` and `scifact_cases` below to record what the composer saw.
 
 Both record the role (`rag.ingest.roles`) of the sentence the answer opens with, and whether
 it is a fragment ("To determine whether ..."). Results: bench/results/finding_first_TAG.json;
@@ -43,16 +40,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import numpy as np  # noqa: E402
 
 from bench.citations import stance_data  # noqa: E402
 from bench.citations.stance_eval import is_rationale  # noqa: E402
 from rag import api  # noqa: E402
-from rag.answer import compose, pipeline  # noqa: E402
+from rag.answer import pipeline  # noqa: E402
 from rag.answer.evidence import paper_sentences  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.ingest import wanted as wanted_module  # noqa: E402
-from rag.ingest.roles import ROLES, sentence_roles  # noqa: E402
+from rag.ingest.roles import sentence_roles  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -70,13 +66,15 @@ def closest(shown: str, sentences: list[str]) -> int:
     return max(range(len(sentences)), key=overlap.__getitem__) if sentences else -1
 
 
-def first_line(answer: api.Answer) -> tuple[str, str | None]:
-    """The first shown sentence of an answer and the id of the paper it cites first."""
+def first_line(answer: api.Answer, author: str | None = None) -> tuple[str, str | None]:
+    """The first shown sentence of an answer and the id of the paper it cites first; with
+    `author`, the first that cites the paper of that first author (its line in a list)."""
     by_n = {c.n: c for c in answer.citations}
     for s in answer.sentences:
         if s.get("shown") and not s.get("note") and s.get("citations"):
             paper = by_n[s["citations"][0]].hit.paper
-            return s["text"], str(paper.external_id or paper.id)
+            if author is None or (paper.authors and paper.authors[0] == author):
+                return s["text"], str(paper.external_id or paper.id)
     return "", None
 
 
@@ -158,7 +156,7 @@ def seeds(args: argparse.Namespace) -> dict[str, Any]:
         if args.split != "all" and q["split"] != args.split:
             continue
         answer = api.ask(q["q"], index=index, settings=settings, backend=None)
-        text, _ = first_line(answer)
+        text, _ = first_line(answer, q["paper"])
         paper = by_author[q["paper"]]
         wanted = [q["want"], *q["also_ok"]]
         sents = [s for s, _ in sentence_roles(paper.abstract)]
@@ -252,73 +250,6 @@ def scifact_cases(index: Index, parts: tuple[str, ...]) -> list[Case]:
     return cases
 
 
-_DONE: dict[tuple[int, str, tuple[tuple[str, float], ...]], int] = {}
-
-
-def accuracy(cases: list[Case], weights: dict[Any, dict[str, float]]) -> float:
-    """Share of `cases` whose chosen sentence is a wanted one, under role `weights`."""
-    ok = 0
-    for case in cases:
-        want = wanted_module.wanted(case.question)
-        own = tuple(sorted(weights.get(want, wanted_module.ROLE_WEIGHTS[want]).items()))
-        key = (id(case), want, own)
-        if key not in _DONE:
-            saved = wanted_module.ROLE_WEIGHTS[want]
-            wanted_module.ROLE_WEIGHTS[want] = dict(own)
-            try:
-                kind = compose.question_kind(case.question)
-                ev, rel = case.evidence, case.relevance
-                c = compose.choose(kind, want, rel.vector, rel, ev)
-            finally:
-                wanted_module.ROLE_WEIGHTS[want] = saved
-            _DONE[key] = int(c is not None and c.sentence in case.targets)
-        ok += _DONE[key]
-    return ok / len(cases) if cases else 0.0
-
-
-def fit(args: argparse.Namespace) -> None:
-    seeds_index = Index(Settings(index_dir=Path(args.index)))
-    sets = {
-        "seeds fit": seed_cases(seeds_index, "fit"),
-        "seeds heldout": seed_cases(seeds_index, "heldout"),
-    }
-    if args.scifact_index:
-        sf = Path(args.scifact_index)
-        sf_index = Index(Settings(index_dir=sf / "eval-scifact", collection="eval-scifact"))
-        sets["scifact tune"] = scifact_cases(sf_index, ("fit", "calib"))
-        sets["scifact held_out"] = scifact_cases(sf_index, ("held_out",))
-    fitting = [name for name in sets if name in ("seeds fit", "scifact tune")]
-
-    def objective(w: dict[Any, dict[str, float]]) -> float:
-        return sum(accuracy(sets[name], w) for name in fitting)
-
-    weights = {k: dict(v) for k, v in wanted_module.ROLE_WEIGHTS.items()}
-    before = {name: accuracy(cases, weights) for name, cases in sets.items()}
-    # A role's weight may hold the aim back by more than the 0.3 of the first fit, which sat
-    # at that edge; "position" weighs where the sentence sits (0 first, 1 last), "first" the
-    # first sentence to name what the question names (`rag.ingest.wanted.first_naming`).
-    grids = {
-        **{role: [round(x, 2) for x in np.arange(-0.60, 0.61, 0.03)] for role in ROLES},
-        "terms": [round(x, 2) for x in np.arange(0.0, 3.01, 0.1)],
-        "position": [round(x, 2) for x in np.arange(-0.30, 0.31, 0.03)],
-        "first": [round(x, 2) for x in np.arange(-0.60, 0.61, 0.03)],
-    }
-    best = objective(weights)
-    for _ in range(3):
-        for want in weights:
-            for role, grid in grids.items():
-                for value in grid:
-                    trial = {k: dict(v) for k, v in weights.items()}
-                    trial[want][role] = value
-                    if (score := objective(trial)) > best + 1e-9:
-                        best, weights = score, trial
-    after = {name: accuracy(cases, weights) for name, cases in sets.items()}
-    print("| set | cases | before | after |\n|---|---|---|---|")
-    for name, cases in sets.items():
-        print(f"| {name} | {len(cases)} | {before[name]:.3f} | {after[name]:.3f} |")
-    print({str(k): {r: w for r, w in v.items() if w} for k, v in weights.items()})
-
-
 def share(a: int, b: int) -> float:
     return round(a / b, 3) if b else 0.0
 
@@ -357,12 +288,8 @@ def main() -> None:
         p.add_argument("--limit", type=int, default=0)
         p.set_defaults(fn=fn)
     sub.add_parser("report").set_defaults(fn=report)
-    p = sub.add_parser("fit")
-    p.add_argument("--index", required=True)
-    p.add_argument("--scifact-index", default="", help="the folder holding eval-scifact")
-    p.set_defaults(fn=fit)
     args = parser.parse_args()
-    if args.cmd in ("report", "fit"):
+    if args.cmd == "report":
         args.fn(args)
         return
     if args.cmd == "scifact" and not stance_data.available():

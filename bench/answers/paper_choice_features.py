@@ -42,11 +42,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from bench.answers.paper_choice import fit_logistic, open_index, questions, scores  # noqa: E402
 from rag.answer import paper_choice  # noqa: E402
 from rag.answer.abstention import _ASKING, _WORD, decide, question_terms  # noqa: E402
-from rag.answer.citations import STOPWORDS  # noqa: E402
 from rag.answer.evidence import paper_sentences  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import best_passages, search  # noqa: E402
 from rag.index.spelling import corrected  # noqa: E402
+from rag.text import STOPWORDS  # noqa: E402
 
 BASE = list(paper_choice.FEATURES)
 SETS = {

@@ -35,8 +35,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from bench.citations import stance_data  # noqa: E402
-from rag.answer.citations import content_stems  # noqa: E402
 from rag.stance.judge import LABELS, MODEL_DIR  # noqa: E402
+from rag.text import content_stems  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 # Neither pairs per claim, kept few: a training step costs about 5 s on the shared 2 cores.

@@ -38,9 +38,9 @@ from typing import Any
 import numpy as np
 
 from rag.answer.acronyms import definitions
-from rag.answer.citations import CHAT_WORDS, STOPWORDS
 from rag.index.paper_index import Index
 from rag.records import Hit
+from rag.text import CHAT_WORDS, STOPWORDS
 
 # A question of this many terms or more reads like a claim: there the passage cosine alone is
 # telling, and the cosine gate bench/answers/calibrate.py chose (SciFact: 98.0% of answerable claims

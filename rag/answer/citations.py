@@ -22,7 +22,6 @@ that contradicts a sentence is never the one it is attributed to.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
@@ -32,6 +31,7 @@ from rag.answer.evidence import Evidence, paper_sentences
 from rag.index.embedding import Embedder
 from rag.records import Paper
 from rag.stance.judge import JUDGED_SENTENCES, StanceJudge
+from rag.text import STOPWORDS, content_stems
 
 MARKER = re.compile(r"\s*\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _WORD = re.compile(r"[^\W\d_][\w]*(?:[-'][\w]+)*")
@@ -42,21 +42,6 @@ _NUMBER_WORDS = {
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
     "thirty": 30, "forty": 40, "fifty": 50,
 }  # fmt: skip
-_STOPWORD_TEXT = """
-    a about above across after again against all also although am an and another any are
-    as at be because been before being below between both but by can could did do does doing
-    down during each either et al etc few for from further had has have having he her here
-    hers him his how however i if in into is it its itself just may might more most much must
-    my neither no nor not of off on once only or other our ours out over own per same she
-    should so some such than that the their theirs them then there these they this those
-    though through thus to too under until up upon us very via was we were what when where
-    which while who whom whose why will with within without would yet you your paper papers
-    method methods approach approaches work authors study propose proposes proposed show
-    shows use uses used using based new novel"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-# Words of conversation, not of content ("ok, thanks, anything on auctions?"): left out of a
-# question's terms by the abstention (`rag/answer/abstention.py`) and the relevance check alike.
-CHAT_WORDS = "ok okay hmm thanks thank hi hello hey yes yeah cool great sure so well"
 
 
 @dataclass(frozen=True)
@@ -93,21 +78,6 @@ def strip_markers(sentence: str) -> tuple[str, list[int]]:
     text = MARKER.sub("", sentence).strip()
     text = re.sub(r"\s+([.,;:!?])", r"\1", text)
     return text, list(dict.fromkeys(numbers))
-
-
-@functools.lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
-    import Stemmer  # PyStemmer: the stemmer BM25 uses too
-
-    return Stemmer.Stemmer("english")
-
-
-def content_stems(text: str) -> list[str]:
-    """Return the stems of the content words of `text` (no stop words, 3+ letters)."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    pieces = [p for w in words for p in re.split(r"[-']", w)]
-    kept = [p for p in pieces if len(p) > 2 and p not in STOPWORDS and p.isalpha()]
-    return list(_stemmer().stemWords(kept)) if kept else []
 
 
 def numbers(text: str) -> set[float]:

@@ -24,14 +24,7 @@ from rag.answer.discourse import standalone
 from rag.answer.evidence import Evidence, paper_sentence_roles
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
-from rag.ingest.wanted import (
-    Want,
-    first_naming,
-    is_fragment,
-    relative_position,
-    role_weight,
-    wanted,
-)
+from rag.ingest.wanted import choice_scores, is_fragment
 
 
 class Kind(StrEnum):
@@ -100,9 +93,6 @@ _ON_NAME = re.compile(
 _KIND_OF_DATA = r"(?:benchmarks?|datasets?|tasks?|models?|data)\b"
 _MODEL_SIZE = re.compile(r"^\d+(?:\.\d+)?[BMK]$")
 
-# What a sentence that lost its referent ("These results ...") loses in rank.
-DEMONSTRATIVE_MALUS = 0.12
-
 
 def question_kind(question: str) -> Kind:
     """Return what `question` asks for (the first matching kind, most specific first)."""
@@ -152,11 +142,9 @@ class Choice:
     states_it: bool  # states the dataset / number asked for (always True for other kinds)
 
 
-def choose(
-    kind: Kind, want: Want, question_vector: np.ndarray, relevance: RelevanceCheck, ev: Evidence
-) -> Choice | None:
-    """Return the sentence of `ev`'s paper that answers a question of `kind` wanting `want`
-    (None: none is about the question)."""
+def choose(question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence) -> Choice | None:
+    """Return the sentence of `ev`'s paper that answers `question`, of `kind` (None: none is
+    about the question)."""
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
         return None
@@ -164,13 +152,15 @@ def choose(
     vectors = ev.vectors if ev.vectors is not None and len(ev.vectors) == len(sentences) else None
     if vectors is None:
         vectors = relevance.embedder.embed(sentences)
-    cosines = vectors @ question_vector
+    cosines = vectors @ relevance.vector
     method = method_name(ev.hit.paper.abstract)
+    # Among the sentences that pass the gate, the fitted choice (rag/ingest/wanted.py) orders
+    # them: the role the question wants, its words, where the sentence sits, ...
+    lost = np.array([bool(_DEMONSTRATIVE.match(standalone(s).text)) for s in sentences], float)
+    ranks = choice_scores(question, pairs, cosines, lost)
     best: tuple[float, Choice] | None = None
-    shares = [term_share(relevance.terms, s) for s in sentences]
-    first = first_naming(shares)
-    for i, ((sentence, role), cosine, share) in enumerate(zip(pairs, cosines, shares, strict=True)):
-        about = about_score(float(cosine), share, relevance.weight)
+    for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
+        about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
         if not relevance.passes(about) or is_fragment(sentence):
             continue
         states = (
@@ -180,20 +170,12 @@ def choose(
             if kind is Kind.NUMBER
             else True
         )
-        # Among the sentences that pass the gate, the role the question wants comes first
-        # (rag/ingest/wanted.py), then the question's words: with the aim and background held
-        # back by their role, the sentence restating the question no longer wins on words.
-        rank = float(cosine) + role_weight(
-            want, role, share, relative_position(i, len(pairs)), i == first
-        )
-        if _DEMONSTRATIVE.match(standalone(sentence).text):
-            rank -= DEMONSTRATIVE_MALUS  # "These results ..." lost what "these" points to
         if kind in (Kind.DATASET, Kind.NUMBER) and (
             states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))
         ):
             rank += 1.0  # asked for a fact: the sentence that states it (or the experiments)
         if best is None or rank > best[0]:
-            best = (rank, Choice(ev.n, sentence, about, states))
+            best = (float(rank), Choice(ev.n, sentence, about, states))
     return best[1] if best else None
 
 
@@ -254,13 +236,13 @@ def compose(
         every: a line for every paper, its best sentence when none is about the question
             (the papers a follow-up names: "And the rest?" has no words of its own to match).
     """
-    kind, want = question_kind(question), wanted(question)
+    kind = question_kind(question)
     states = kind not in (Kind.DATASET, Kind.NUMBER)
     choices = []
     for ev in evidence:
         if ev.n in skip:
             continue
-        choice = choose(kind, want, relevance.vector, relevance, ev)
+        choice = choose(question, kind, relevance, ev)
         if choice is None and every:
             choice = Choice(ev.n, ev.best_sentence, 0.0, states)
         if choice is not None:

@@ -33,12 +33,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rag import prompts
-from rag.answer.citations import content_stems, strip_markers
+from rag.answer.citations import strip_markers
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
 from rag.ingest.naming import method_name
 from rag.records import Paper
-from rag.text import split_sentences
+from rag.text import content_stems, split_sentences
 
 log = logging.getLogger(__name__)
 

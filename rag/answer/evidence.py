@@ -17,7 +17,7 @@ import numpy as np
 
 from rag.index.embedding import Embedder
 from rag.ingest.roles import stored_roles
-from rag.ingest.wanted import rank_bonuses, wanted
+from rag.ingest.wanted import choice_scores
 from rag.records import Hit, Paper
 
 _INSTRUCTION = re.compile(
@@ -93,15 +93,14 @@ def select_evidence(
 ) -> list[Evidence]:
     """Return, for each hit, the `per_paper` sentences that best answer `question`.
 
-    They are the closest to the question once the role it wants is weighed
-    (`rag.ingest.wanted`: what a paper found, for most questions), best first, so a model
-    reads the finding before the aim; a fragment ("To determine whether X.") is never chosen
-    while the paper has a sentence. A paper whose abstract holds nothing but instructions gets
-    no evidence and is left out.
+    They are ordered by the fitted sentence choice (`rag.ingest.wanted.choice_scores`: the
+    closest to the question of the role it wants, for most questions what a paper found), best
+    first, so a model reads the finding before the aim; a fragment ("To determine whether X.")
+    is never chosen while the paper has a sentence. A paper whose abstract holds nothing but
+    instructions gets no evidence and is left out.
     """
     if not hits:
         return []
-    want = wanted(question)
     per_hit = [(h, paper_sentence_roles(h.paper)) for h in hits]
     per_hit = [(h, pairs) for h, pairs in per_hit if pairs]
     flat = [s for _, pairs in per_hit for s, _ in pairs]
@@ -112,7 +111,7 @@ def select_evidence(
         scores = sims[offset : offset + len(pairs)]
         paper_vectors = vectors[1 + offset : 1 + offset + len(pairs)]
         offset += len(pairs)
-        rank = scores + rank_bonuses(want, pairs)
+        rank = choice_scores(question, pairs, scores)
         keep = np.argsort(-rank, kind="stable")[:per_paper]
         chosen.append(
             Evidence(

@@ -7,9 +7,10 @@ a tiny model may copy a supported sentence from a retrieved RL paper. The score 
     about = cosine(sentence, question) + TERM_WEIGHT x share of the question's terms in it
 
 where the question's terms are its content-word stems without the words every question uses
-("which", "papers", "deal", ...). A sentence is about the question when `about` reaches the
-threshold and is within MARGIN of the best candidate sentence (every sentence of the papers the
-answer draws on): a weak sentence next to much better ones is not shown.
+("which", "papers", "deal", ...; `rag.ingest.wanted.question_terms`). A sentence is about the
+question when `about` reaches the threshold and is within MARGIN of the best candidate sentence
+(every sentence of the papers the answer draws on): a weak sentence next to much better ones is
+not shown.
 
 TERM_WEIGHT, MARGIN and the threshold (`Settings.min_question_relevance`) were calibrated by
 `bench/answers/calibrate_composition.py` on labelled (question, sentence, about it?) pairs over the
@@ -23,35 +24,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rag.answer.citations import CHAT_WORDS, content_stems
 from rag.index.embedding import Embedder
+from rag.ingest.wanted import question_terms, term_share
 
 TERM_WEIGHT = 2.0
 MARGIN = 10.0  # calibrated: no margin below the best candidate helped
-# Words that say what kind of question it is, not what it is about.
-_QUESTION_WORDS = """
-    which what whats how why when who whom where is are do does did can could should would will
-    there any anything some tell me say says said known trick about deal deals dealing papers
-    paper work works study studies studied research researcher researchers article articles
-    find found findings result results help helps kind kinds way ways give gives
-    mean means thing things lot handle handled make made recent recently current currently
-    approach approaches method methods propose proposed main idea ideas
-"""
-QUESTION_STEMS = frozenset(content_stems(" ".join([*_QUESTION_WORDS.split(), CHAT_WORDS])))
-
-
-def question_terms(question: str) -> list[str]:
-    """Return the stems that say what `question` is about (deduplicated, in order)."""
-    stems = [s for s in content_stems(question) if s not in QUESTION_STEMS]
-    return list(dict.fromkeys(stems))
-
-
-def term_share(terms: Sequence[str], sentence: str) -> float:
-    """Return the share of `terms` that `sentence` contains (0 when there are no terms)."""
-    if not terms:
-        return 0.0
-    found = set(content_stems(sentence))
-    return sum(t in found for t in terms) / len(terms)
 
 
 def about_score(cosine: float, share: float, weight: float = TERM_WEIGHT) -> float:

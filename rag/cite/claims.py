@@ -24,7 +24,7 @@ from rag.errors import ConfigError, PaperNotFoundError
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, search
 from rag.ingest.roles import stored_roles
-from rag.ingest.wanted import rank_bonuses, wanted
+from rag.ingest.wanted import choice_scores
 from rag.records import Hit, Paper
 from rag.stance.choose import judge_for
 from rag.stance.judge import JUDGED_SENTENCES, StanceJudge
@@ -304,16 +304,15 @@ class _Scorer:
             offset += len(sentences)
 
     def _score(self, claim: str, claim_vector: np.ndarray, hits: list[Hit]) -> list[Support]:
-        want = wanted(claim)
         scored = []
         for hit in hits:
             sentences, vectors, roles = self._local[hit.paper.id]
             sims = vectors @ claim_vector
             best = int(np.argmax(sims))
             score = (float(sims[best]) + hit.relevance) / 2
-            # Shown: the closest sentence of the role the claim wants (for most claims, what
-            # the paper found, not its aim; rag/ingest/wanted.py); the score stays the closest's.
-            rank = sims + rank_bonuses(want, zip(sentences, roles, strict=True))
+            # Shown: the sentence the fitted choice ranks first (for most claims, what the paper
+            # found, not its aim; rag/ingest/wanted.py); the score stays the closest's.
+            rank = choice_scores(claim, list(zip(sentences, roles, strict=True)), sims)
             scored.append((score, hit, sentences[int(np.argmax(rank))], float(sims[best])))
         scored.sort(key=lambda item: -item[0])
         return [

@@ -1,4 +1,4 @@
-"""Which sentence of an abstract answers a question: its role, wanted by what is asked.
+"""Which sentence of an abstract answers a question: one fitted score per sentence.
 
 The sentence most like a question is usually the one that asks it (the paper's aim), so ranking
 by similarity alone answers "Does X improve Y?" with "We examined whether X improves Y". Each
@@ -10,15 +10,22 @@ Two kinds of question want something else:
   deleting a client work?"): the objective and method sentences;
 - why it was done ("Why ...?", "What goes wrong with ...?"): the background.
 
-`ROLE_WEIGHTS` is added to a candidate sentence's cosine with the question; it only orders the
-sentences that pass the question-relevance check, never lets one through. Beside the role it
-weighs the share of the question's terms a sentence holds, where the sentence sits, and whether
-it is the first to name what the question names: "What is CiteGuard?" wants "we propose
-CiteGuard, a verifier that ...", not a later sentence about how CiteGuard is run, though every
-such sentence names it and some are closer to the question. The weights were
-fitted by `bench/answers/finding_first.py fit` on the seed role questions' fitting part and the
-SciFact training claims' tune part, and judged on the held-out parts
-(`bench/results/finding_first.md`).
+Which sentence opens a paper's line of the answer, comes first in the prompt and is shown as a
+`rag cite` match is one decision, `choice_scores`: a linear score over what is measured of each
+sentence (its cosine to the question, the share of the question's terms it holds and that share
+weighted by how few of the abstract's sentences hold each term, its role, where it sits, whether
+it is the first to name what the question names, whether it reports a finding, states a number,
+speaks of the paper's own work or in the aim's voice, whether it lost its referent), each
+feature once shared and once per tag of the question (what it wants, `wanted`, and its form,
+`question_tags`: opening word, a yes/no question, a bare statement or keyword query, few
+words). The role is one feature among others, so a finding the role model filed as method
+("We show that ...") or an aim it filed as background ("We asked whether ...") is still told
+by its voice. The weights (`model/sentence_choice.json`) are fitted by
+`bench/answers/sentence_choice.py fit` as a softmax over each paper's candidate sentences on the
+fitting parts of the seed role questions, the SciFact training claims and aim questions from
+structured SciFact abstracts, and judged on their held-out parts
+(`bench/results/sentence_choice.md`). The score only orders the sentences that pass the
+question-relevance check, never lets one through.
 
 A fragment ("To determine whether X.", left when a structured abstract's heading is removed) is
 never an answer sentence.
@@ -26,11 +33,17 @@ never an answer sentence.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
+
+from rag.ingest.roles import ROLES
+from rag.text import CHAT_WORDS, content_stems
 
 
 class Want(StrEnum):
@@ -72,29 +85,6 @@ _DEFINITION = re.compile(
     re.IGNORECASE,
 )
 
-# Fitted (see the module docstring): added to the cosine of a sentence of that role; "terms"
-# weighs the share of the question's own terms the sentence holds, "position" its relative
-# position in the abstract (0 first, 1 last), "first" whether it is the first to name what the
-# question names (`first_naming`).
-ROLE_WEIGHTS: dict[Want, dict[str, float]] = {
-    Want.FINDING: {
-        "result": 0.12,
-        "conclusion": 0.12,
-        "method": -0.12,
-        "objective": -0.3,
-        "background": -0.3,
-        "terms": 0.9,
-    },
-    Want.DEFINITION: {
-        "objective": 0.39,
-        "method": 0.18,
-        "background": -0.12,
-        "terms": 0.1,
-        "first": 0.36,
-    },
-    Want.MOTIVATION: {"background": 0.12, "objective": 0.06},
-}
-
 _FRAGMENT = re.compile(
     # "To determine whether X." stands alone; "To test X, we ..." or ", Chen et al. ..." does not.
     r"^(?:to|in\s+order\s+to)\s+[a-z]+\b"
@@ -104,6 +94,168 @@ _FRAGMENT = re.compile(
 _MIN_WORDS = 4
 # What a fragment loses in rank: it comes after every sentence, yet a paper of fragments keeps one.
 FRAGMENT_MALUS = 2.0
+
+
+# The finding voice: a sentence reporting what was shown ("We show that ...", "Experiments
+# demonstrate ...", "Our results indicate ..."), whatever role the role model gave it.
+_REPORTS = re.compile(
+    r"\b(?:show|shows|showed|shown|demonstrat(?:e|es|ed)|reveal(?:s|ed)?|find|finds|found|"
+    r"indicat(?:e|es|ed)|confirm(?:s|ed)?|prove[sdn]?|establish(?:es|ed)?|outperform\w*|"
+    r"achiev(?:e|es|ed)|yield(?:s|ed)?|reduc(?:e|es|ed)|improv(?:e|es|ed))\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d|%")
+# The paper speaking of its own work ("we", "our", "this paper", "the proposed"), which a
+# sentence on the field at large ("GNNs have shown remarkable capabilities ...") is not.
+_OWN_WORK = re.compile(
+    r"\b(?:we|our|us|this\s+(?:paper|work|study|article|letter)|here(?:in)?|the\s+proposed)\b",
+    re.IGNORECASE,
+)
+# The aim's voice, whatever role the sentence was given: "We asked whether ...", "This study
+# examined if ...", "We sought to determine whether ...".
+_AIM_VOICE = re.compile(
+    r"\b(?:investigat|examin|explor|ask|stud|test|assess|evaluat|determin|address|analy[sz]|"
+    r"sought|aim|compar|question)\w*\s+(?:to\s+\w+\s+)?(?:whether|if)\b",
+    re.IGNORECASE,
+)
+
+_OPENERS = frozenset(
+    "what which how why does do did is are can could will would should has have when where".split()  # noqa: SIM905
+)
+_YES_NO = frozenset("does do did is are can could will would should has have".split())  # noqa: SIM905
+_SECOND = frozenset("is are was were do does did much many well".split())  # noqa: SIM905
+# Words that say what kind of question it is, not what it is about.
+_QUESTION_WORDS = """
+    which what whats how why when who whom where is are do does did can could should would will
+    there any anything some tell me say says said known trick about deal deals dealing papers
+    paper work works study studies studied research researcher researchers article articles
+    find found findings result results help helps kind kinds way ways give gives
+    mean means thing things lot handle handled make made recent recently current currently
+    approach approaches method methods propose proposed main idea ideas
+"""
+QUESTION_STEMS = frozenset(content_stems(" ".join([*_QUESTION_WORDS.split(), CHAT_WORDS])))
+WEIGHTS = Path(__file__).with_name("model") / "sentence_choice.json"
+
+
+def question_terms(question: str) -> list[str]:
+    """Return the stems that say what `question` is about (deduplicated, in order)."""
+    stems = [s for s in content_stems(question) if s not in QUESTION_STEMS]
+    return list(dict.fromkeys(stems))
+
+
+def term_share(terms: Sequence[str], sentence: str) -> float:
+    """Return the share of `terms` that `sentence` contains (0 when there are no terms)."""
+    if not terms:
+        return 0.0
+    found = set(content_stems(sentence))
+    return sum(t in found for t in terms) / len(terms)
+
+
+def question_tags(question: str) -> list[str]:
+    """Name what a question's form says about the sentence it wants: what it wants (`wanted`),
+    its opening word ("q:how", "q:how_much", "q:yes_no"), a bare statement or keyword query
+    ("q:statement"), few words ("q:short")."""
+    words = re.findall(r"[a-z']+", question.lower())
+    tags = [str(wanted(question))]
+    if words and words[0] in _OPENERS:
+        tags.append(f"q:{words[0]}")
+        if words[0] in _YES_NO:
+            tags.append("q:yes_no")  # "Does ...?", "Is ...?", "Can ...?" alike
+        if len(words) > 1 and words[0] in ("what", "how") and words[1] in _SECOND:
+            tags.append(f"q:{words[0]}_{words[1]}")  # "what is", "how much"
+    elif not question.strip().endswith("?"):
+        tags.append("q:statement")
+    if len(words) <= 5:
+        tags.append("q:short")
+    return tags
+
+
+def local_idf_shares(terms: Sequence[str], stems: Sequence[set[str]]) -> np.ndarray:
+    """Share of the question's terms each sentence holds, each term weighted by how few of the
+    abstract's sentences hold it: a word in every sentence (the paper's topic) tells none of
+    them apart; a word in one sentence points at it."""
+    if not terms or not stems:
+        return np.zeros(len(stems))
+    n = len(stems)
+    weight = np.array([np.log(1 + n / (1 + sum(t in s for s in stems))) for t in terms])
+    held = np.array([[t in s for t in terms] for s in stems], dtype=float)
+    return held @ weight / weight.sum()
+
+
+def choice_features(
+    question: str,
+    pairs: Sequence[tuple[str, str]],
+    cosines: np.ndarray,
+    demonstrative: np.ndarray | None = None,
+) -> tuple[list[str], np.ndarray]:
+    """Name and compute the features of every sentence of one paper for `question`.
+
+    Args:
+        question: the question or claim.
+        pairs: the paper's sentences with their roles, in abstract order.
+        cosines: each sentence's cosine to the question.
+        demonstrative: 1 where a sentence opens with a word whose referent it lost ("These
+            results ..."), as the composer sees it; None: unknown (zeros).
+
+    Returns:
+        The feature names and a matrix with one row per sentence, one column per name: every
+        feature once shared ("cosine") and once per tag of `question_tags` ("finding:cosine").
+    """
+    n = len(pairs)
+    if n == 0:
+        return [], np.zeros((0, 0))
+    texts = [s for s, _ in pairs]
+    terms = question_terms(question)
+    stems = [set(content_stems(t)) for t in texts]
+    shares = np.array([sum(t in s for t in terms) / len(terms) if terms else 0.0 for s in stems])
+    positions = np.array([relative_position(i, n) for i in range(n)])
+    first = first_naming(list(shares))
+    base: dict[str, np.ndarray] = {
+        "cosine": np.asarray(cosines, dtype=float),
+        "terms": shares,
+        "terms_idf": local_idf_shares(terms, stems),
+        "position": positions,
+        "last": (positions >= 1.0).astype(float),
+        "first": np.eye(n)[first] if first >= 0 else np.zeros(n),
+        "demonstrative": np.zeros(n) if demonstrative is None else demonstrative,
+        "reports": np.array([bool(_REPORTS.search(t)) for t in texts], dtype=float),
+        "number": np.array([bool(_NUMBER.search(t)) for t in texts], dtype=float),
+        "own_work": np.array([bool(_OWN_WORK.search(t)) for t in texts], dtype=float),
+        "aim_voice": np.array([bool(_AIM_VOICE.search(t)) for t in texts], dtype=float),
+    }
+    for role in ROLES:
+        base[f"role:{role}"] = np.array([r == role for _, r in pairs], dtype=float)
+    tags = question_tags(question)
+    names = [*base, *(f"{t}:{k}" for t in tags for k in base)]
+    columns = [*base.values(), *(v for _ in tags for v in base.values())]
+    return names, np.stack(columns, axis=1)
+
+
+@lru_cache(maxsize=1)
+def choice_weights(path: Path = WEIGHTS) -> dict[str, float]:
+    """The fitted weights of `choice_features`, by name (a name not there weighs 0)."""
+    return dict(json.loads(path.read_text(encoding="utf-8"))["weights"])
+
+
+def choice_scores(
+    question: str,
+    pairs: Sequence[tuple[str, str]],
+    cosines: np.ndarray,
+    demonstrative: np.ndarray | None = None,
+    weights: dict[str, float] | None = None,
+) -> np.ndarray:
+    """Score every sentence of one paper for `question`: the highest is the one to show.
+
+    A fragment ("To determine whether X.") loses `FRAGMENT_MALUS`: it comes after every
+    sentence, yet a paper of fragments keeps one. Arguments as `choice_features`; `weights`
+    replaces the fitted ones (the bench's comparisons).
+    """
+    names, x = choice_features(question, pairs, cosines, demonstrative)
+    if not names:
+        return np.zeros(0)
+    w = choice_weights() if weights is None else weights
+    fragments = np.array([is_fragment(s) for s, _ in pairs], dtype=float)
+    return x @ np.array([w.get(name, 0.0) for name in names]) - FRAGMENT_MALUS * fragments
 
 
 def wanted(question: str) -> Want:
@@ -125,32 +277,6 @@ def relative_position(i: int, n: int) -> float:
     return i / (n - 1) if n > 1 else 0.0
 
 
-def role_weight(
-    want: Want,
-    role: str,
-    term_share: float = 0.0,
-    position: float = 0.0,
-    first: bool = False,
-) -> float:
-    """Return what a sentence of `role` adds to its rank for a question that wants `want`.
-
-    Args:
-        want: what the question wants.
-        role: the sentence's role.
-        term_share: the share of the question's terms the sentence holds.
-        position: the sentence's `relative_position` in its abstract (findings come late).
-        first: whether it is the abstract's first sentence to hold its largest share of the
-            question's terms (a thing is introduced where it is first named).
-    """
-    weights = ROLE_WEIGHTS[want]
-    return (
-        weights.get(role, 0.0)
-        + weights.get("terms", 0.0) * term_share
-        + weights.get("position", 0.0) * position
-        + weights.get("first", 0.0) * first
-    )
-
-
 def first_naming(shares: Sequence[float]) -> int:
     """Index of the first sentence holding the largest share of the question's terms (-1: none
     holds any)."""
@@ -161,17 +287,3 @@ def first_naming(shares: Sequence[float]) -> int:
 def is_fragment(sentence: str) -> bool:
     """Return whether `sentence` is no sentence: "To determine whether X.", "Cohort study."."""
     return len(sentence.split()) < _MIN_WORDS or bool(_FRAGMENT.match(sentence.strip()))
-
-
-def rank_bonuses(want: Want, pairs: Iterable[tuple[str, str]]) -> np.ndarray:
-    """Return what each (sentence, role) of one paper adds to its cosine when the paper's
-    sentences are ranked for a question or claim that wants `want`: its role's weight, less
-    `FRAGMENT_MALUS` for a fragment."""
-    pairs = list(pairs)
-    return np.array(
-        [
-            role_weight(want, role, position=relative_position(i, len(pairs)))
-            - FRAGMENT_MALUS * is_fragment(s)
-            for i, (s, role) in enumerate(pairs)
-        ]
-    )

@@ -28,6 +28,21 @@ STATINS = (
     "of the placebo group (hazard ratio 0.67; 95% CI 0.52 to 0.86). CONCLUSIONS: Lowering LDL "
     "cholesterol with statins reduced the risk of stroke in adults over 70."
 )
+FALLS = (
+    "BACKGROUND: Falls are a leading cause of injury in long-term care. OBJECTIVE: We examined "
+    "whether daily vitamin D supplementation reduces falls among nursing home residents. "
+    "METHODS: We randomly assigned 612 residents of 40 nursing homes to 800 IU of vitamin D3 a "
+    "day or placebo and followed them for 12 months. RESULTS: The rate of falls was 28% lower in "
+    "the supplemented group (rate ratio 0.72; 95% CI 0.60 to 0.86), with no difference in "
+    "fractures. CONCLUSIONS: A daily dose of vitamin D is a cheap way to prevent injuries in "
+    "long-term care."
+)
+NOISE = (
+    "Chronic noise exposure raises blood pressure. We asked whether road traffic noise at night "
+    "is linked with hypertension in adults. In 4,000 adults followed for eight years, each 10 dB "
+    "of night noise raised the odds of hypertension by 14%. Quieter bedrooms may protect the "
+    "heart."
+)
 SLEEP = (
     "Shift work disturbs sleep. We asked whether a 30-minute nap during night shifts changes "
     "error rates of nurses. In a crossover trial of 80 nurses, naps cut medication errors by a "
@@ -49,6 +64,8 @@ def clinical_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     rows = [
         {"authors": ["Ana Ortiz"], "title": "Statins and stroke in old age", "abstract": STATINS},
         {"authors": ["Ben Okafor"], "title": "Naps on night shifts", "abstract": SLEEP},
+        {"authors": ["Ana Ruiz"], "title": "Vitamin D and falls", "abstract": FALLS},
+        {"authors": ["Tom Berg"], "title": "Night noise and blood pressure", "abstract": NOISE},
     ]
     return real_index(tmp_path_factory.mktemp("clinical"), rows)
 
@@ -84,6 +101,44 @@ def test_no_fragment_is_shown_even_when_the_question_repeats_the_aim(
     shown = [s["text"] for s in answer.sentences if s.get("shown") and not s.get("note")]
     assert shown
     assert not [s for s in shown if is_fragment(s.split(": ", 1)[-1])], shown
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "findings"),
+    [
+        # The aim restates the question word for word and is a whole sentence, not a fragment.
+        (
+            "Does daily vitamin D supplementation reduce falls among nursing home residents?",
+            ("28% lower", "cheap way to prevent injuries"),
+        ),
+        # An unstructured abstract, whose aim the role model does not file as an aim.
+        ("Is night-time traffic noise linked with hypertension?", ("14%", "Quieter bedrooms")),
+        ("traffic noise hypertension", ("14%", "Quieter bedrooms")),
+    ],
+)
+def test_the_finding_opens_even_when_the_aim_restates_the_question(
+    clinical_index: Index, question: str, findings: tuple[str, ...]
+) -> None:
+    first = first_sentence(api.ask(question, index=clinical_index, backend=None))
+    assert "whether" not in first, first
+    assert any(f in first for f in findings), first
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("claim", "author", "finding"),
+    [
+        ("Vitamin D supplementation reduces falls in nursing home residents.", "Ana Ruiz", "28%"),
+        ("Night-time road traffic noise is linked with hypertension.", "Tom Berg", "14%"),
+    ],
+)
+def test_cite_shows_the_finding_not_the_aim_that_restates_the_claim(
+    clinical_index: Index, claim: str, author: str, finding: str
+) -> None:
+    found = api.cite(claim, index=clinical_index)
+    support = next(s for s in found.supports if s.paper.authors == (author,))
+    assert finding in support.sentence, support.sentence
 
 
 @pytest.mark.slow

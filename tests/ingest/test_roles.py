@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,17 @@ import pytest
 from rag.ingest import roles, sections
 from rag.ingest.roles import classify, sentence_roles
 from rag.ingest.sections import abstract_sentences, section_labels
-from rag.ingest.wanted import Want, first_naming, is_fragment, relative_position, wanted
+from rag.ingest.wanted import (
+    Want,
+    choice_features,
+    choice_scores,
+    choice_weights,
+    first_naming,
+    is_fragment,
+    question_tags,
+    relative_position,
+    wanted,
+)
 
 CSABSTRUCT = next(
     (
@@ -187,3 +198,20 @@ def test_the_first_sentence_to_name_the_question_s_subject_is_found() -> None:
     assert first_naming([]) == -1
     assert [relative_position(i, 3) for i in range(3)] == [0.0, 0.5, 1.0]
     assert relative_position(0, 1) == 0.0
+
+
+def test_every_fitted_sentence_choice_weight_names_a_feature() -> None:
+    # A weight whose feature is no longer computed would silently weigh nothing.
+    names, _ = choice_features("x", [("We show that a b c.", "result")], np.zeros(1))
+    base = set(names[: len(names) // len(["", *question_tags("x")])])
+    tag = re.compile(r"^(?:finding|definition|motivation|q:[a-z_']+)$")
+    for key in choice_weights():
+        assert key in base or any(
+            key.endswith(f":{b}") and tag.match(key[: -len(b) - 1]) for b in base
+        ), key
+
+
+def test_a_fragment_is_scored_below_every_sentence() -> None:
+    pairs = [("To determine whether naps help.", "result"), ("Naps cut errors by half.", "result")]
+    scores = choice_scores("Do naps help?", pairs, np.array([0.9, 0.1]))
+    assert scores[0] < scores[1]
