@@ -34,6 +34,7 @@ from typing import Any
 
 from rag import prompts
 from rag.answer.citations import strip_markers
+from rag.answer.discourse import agree
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
 from rag.ingest.naming import method_name
@@ -290,7 +291,9 @@ def rule_rewrite(
         if not papers:  # the last answer showed no paper: the question's own words, searched
             return Condensed(words, question, "rule")
         names = " and ".join(paper_name(p) for p in papers)
-        if pick.group("ref"):  # "any of them" -> "any of ICGNN and CELL"
+        if len(papers) == 1 and (asked := _asked_of_one(question, pick, names)):
+            rewritten = asked  # "Which of them uses X?" after one paper: "Does ICGNN use X?"
+        elif pick.group("ref"):  # "any of them" -> "any of ICGNN and CELL"
             rewritten = _with_name(question, pick.span("ref"), papers)
         else:  # "Which one" -> "Which of ICGNN and CELL"
             rewritten = question[: pick.start()] + f"Which of {names}" + question[pick.end() :]
@@ -310,6 +313,36 @@ def rule_rewrite(
         names = " and ".join(paper_name(p) for p in papers)
         rewritten = f"{question.rstrip(' ?.!')} ({names})?"
     return Condensed(rewritten, question, "rule", tuple(papers))
+
+
+_AUXILIARIES = frozenset("is was can could will would should does did".split())  # noqa: SIM905
+_PLURAL_BE = {"are": "Is", "were": "Was", "do": "Does"}
+
+
+def _asked_of_one(question: str, pick: re.Match[str], name: str) -> str | None:
+    """A choice that opens the question, asked of the one paper the set holds: "Which of them
+    uses X?" -> "Does ICGNN use X?", "Which one is about Y?" -> "Is ICGNN about Y?" (None: the
+    choice does not open the question, or no verb follows it)."""
+    if question[: pick.start()].strip():
+        return None
+    verb = re.match(r"\s*([A-Za-z]+)\b(.*)$", question[pick.end() :], re.DOTALL)
+    if verb is None:
+        return None
+    word, rest = verb.group(1), verb.group(2)
+    low = word.lower()
+    if low in (
+        "has",
+        "have",
+    ):  # "has been tested" -> "Has X been tested"; "has theory" -> "Does X have"
+        perfect = re.match(r"\s+(?:been|\w+(?:ed|en))\b", rest)
+        return f"Has {name}{rest}" if perfect else f"Does {name} have{rest}"
+    if low in _PLURAL_BE:
+        return f"{_PLURAL_BE[low]} {name}{rest}"
+    if low in _AUXILIARIES:
+        return f"{low.capitalize()} {name}{rest}"
+    if not low.endswith("s") or low.endswith("ss"):
+        return None  # not a verb agreeing with "which" ("Which of them papers ...")
+    return f"Does {name} {agree(word, True)}{rest}"
 
 
 def _unique(papers: Iterable[Paper | None]) -> list[Paper]:

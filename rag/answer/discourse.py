@@ -109,7 +109,7 @@ def strip_openers(sentence: str) -> tuple[str, str]:
     return text, removed.strip()
 
 
-def _agree(verb: str, plural: bool) -> str:
+def agree(verb: str, plural: bool) -> str:
     """Return `verb` (as written after "we" or "this paper") agreeing with the new subject."""
     low = verb.lower()
     if plural:
@@ -117,7 +117,7 @@ def _agree(verb: str, plural: bool) -> str:
             return _IRREGULAR_PLURAL[low]  # "this paper is" -> "Pei et al. are"
         if low.endswith("ies") and len(low) > 4:
             return verb[:-3] + "y"
-        if re.search(r"(?:ss|sh|ch|x|z|o)es$", low):
+        if re.search(r"(?:ss|sh|ch|x|z|o|cus)es$", low):  # "focuses" -> "focus"
             return verb[:-2]
         if low.endswith("s") and not low.endswith("ss"):
             return verb[:-1]
@@ -154,7 +154,7 @@ def _name_subject(text: str, speaker: str, plural: bool) -> str | None:
         word = verb.group(2)
         if from_plural != plural:
             # "we propose" -> "Yüksel proposes"; "this paper studies" -> "Pei et al. study"
-            word = _agree(word, plural)
+            word = agree(word, plural)
         return f"{speaker} {verb.group(1)}{word}{rest[verb.end() :]}"
     return None
 

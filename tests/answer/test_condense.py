@@ -275,3 +275,25 @@ def test_a_listed_answer_in_the_chat_is_read_line_by_line() -> None:
     found = {"AlphaNet is a model for graphs.": ALPHA, "BetaGAN generates molecules.": BETA}
     result = rule_rewrite("what do they generate?", to_turns(history), found.get)
     assert result.papers == (ALPHA, BETA)
+
+
+ONE_PAPER = [Turn("What is AlphaNet?", "AlphaNet does [1].", (ALPHA,), "What is AlphaNet?")]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("which of them uses distillation?", "Does AlphaNet use distillation?"),
+        ("Which one is about fairness?", "Is AlphaNet about fairness?"),
+        ("Which of them are about graphs?", "Is AlphaNet about graphs?"),
+        ("Which of those has theory?", "Does AlphaNet have theory?"),
+        ("Which of them has been tested on graphs?", "Has AlphaNet been tested on graphs?"),
+        ("Which of them focuses on graphs?", "Does AlphaNet focus on graphs?"),
+        ("which of them can scale?", "Can AlphaNet scale?"),
+    ],
+)
+def test_a_choice_among_one_paper_is_asked_of_that_paper(question: str, asked: str) -> None:
+    # Not "which of AlphaNet uses distillation?": a set of one is asked about directly.
+    result = rule_rewrite(question, ONE_PAPER)
+    assert result.question == asked
+    assert result.papers == (ALPHA,)
