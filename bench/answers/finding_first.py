@@ -199,13 +199,14 @@ class Case:
     targets: set[str]
 
 
-def captured(index: Index, question: str) -> tuple[list[Any], Any] | None:
-    """Answer `question`; return the evidence and relevance check its composer was given."""
-    seen: list[tuple[list[Any], Any]] = []
+def captured(index: Index, question: str) -> tuple[list[Any], Any, str] | None:
+    """Answer `question`; return the evidence, relevance check and question (as searched:
+    corrected, condensed) its composer was given."""
+    seen: list[tuple[list[Any], Any, str]] = []
     original = pipeline.compose
 
     def spy(q: str, evidence: list[Any], checker: Any, relevance: Any, **kw: Any) -> Any:
-        seen.append((evidence, relevance))
+        seen.append((evidence, relevance, q))
         return original(q, evidence, checker, relevance, **kw)
 
     pipeline.compose = spy  # type: ignore[assignment]
@@ -225,7 +226,7 @@ def seed_cases(index: Index, split: str) -> list[Case]:
             if ev.hit.paper.authors and ev.hit.paper.authors[0] == q["paper"]:
                 sents = paper_sentences(ev.hit.paper)
                 targets = {sents[closest(w, sents)] for w in [q["want"], *q["also_ok"]]}
-                cases.append(Case(q["q"], ev, got[1], targets))
+                cases.append(Case(got[2], ev, got[1], targets))
     return cases
 
 
@@ -245,7 +246,7 @@ def scifact_cases(index: Index, parts: tuple[str, ...]) -> list[Case]:
             if doc in rationale:
                 sents = paper_sentences(ev.hit.paper)
                 targets = {s for s in sents if is_rationale(s, rationale[doc])}
-                cases.append(Case(claim.text, ev, got[1], targets))
+                cases.append(Case(got[2], ev, got[1], targets))
                 break
     return cases
 

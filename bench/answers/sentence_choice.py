@@ -1,16 +1,20 @@
 """Fit the sentence choice: which sentence of a paper opens its line of the answer (issue 22).
 
     .venv/bin/python bench/answers/sentence_choice.py collect --index DIR [--scifact-index DIR]
-    .venv/bin/python bench/answers/sentence_choice.py fit [--print-weights]
+    .venv/bin/python bench/answers/sentence_choice.py fit [--write] [--out sentence_choice]
 
 `collect` answers every labelled question once (`rag ask`, extractive) and records, for the
-labelled paper, every sentence the composer could choose from as it saw them: its role, its cosine
-to the question, the share of the question's terms it holds, whether it passes the question-
-relevance gate, whether it is a fragment or lost its referent, and whether it is a wanted one.
-Two labelled sets: the seed role questions (bench/data/role_questions.jsonl, `fit` / `heldout`
-by the file's split) and the SciFact training claims with rationale sentences (the stance
-parts: fit + calib to fit on, held_out only reported). Cases go to the temporary folder
-(rebuilt in about a minute once both indexes exist).
+labelled paper, every sentence the composer could choose from as it saw them (the question as
+searched, after correction and condensing): its role, its cosine to the question, the share of
+the question's terms it holds, whether it passes the question-relevance gate, whether it is a
+fragment, and whether it is a wanted one. Three labelled sets: the seed role questions
+(bench/data/role_questions.jsonl, `fit` / `heldout` by the file's split), the SciFact training
+claims with rationale sentences (the stance parts: fit + calib to fit on, held_out only
+reported), and aim questions from structured SciFact abstracts (`aim_cases`; parts by a hash of
+the abstract). The aim questions' targets are the sentences the authors filed under results or
+conclusions, and those roles are features, so their held-out score says the fit learned to put
+findings first for such questions, not that it reads the findings better. Cases go to the
+temporary folder (rebuilt in about three minutes once both indexes exist).
 
 `fit` fits the weights of `rag.ingest.wanted.choice_scores` (a softmax over the candidate
 sentences of one paper, one linear score per sentence, the wanted sentences the targets;
@@ -40,13 +44,12 @@ import numpy as np  # noqa: E402
 from scipy.optimize import minimize  # noqa: E402
 
 from bench.answers import finding_first  # noqa: E402
-from rag.answer.compose import _DEMONSTRATIVE  # noqa: E402
-from rag.answer.discourse import standalone  # noqa: E402
 from rag.answer.evidence import paper_sentence_roles  # noqa: E402
-from rag.answer.relevance import about_score, term_share  # noqa: E402
+from rag.answer.relevance import about_score  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.ingest import wanted as wanted_module  # noqa: E402
 from rag.ingest.sections import abstract_sentences  # noqa: E402
+from rag.ingest.wanted import term_share  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -79,7 +82,6 @@ def record(
                 "share": share,
                 "passes": bool(rel.passes(about_score(float(cosine), share, rel.weight))),
                 "fragment": wanted_module.is_fragment(s),
-                "demonstrative": bool(_DEMONSTRATIVE.match(standalone(s).text)),
                 "target": s in case.targets,
             }
         )
@@ -133,7 +135,7 @@ def aim_cases(index: Index) -> dict[str, list[AimCase]]:
                         s for s, r in paper_sentence_roles(paper) if r in ("result", "conclusion")
                     }
                     part = "aims held_out" if zlib.crc32(paper.id.encode()) % 3 == 0 else "aims fit"
-                    case = finding_first.Case(question, ev, got[1], targets)
+                    case = finding_first.Case(got[2], ev, got[1], targets)
                     out[part].append((case, voiced))
     return out
 
@@ -196,7 +198,6 @@ def matrix(case: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, list[str]]:
         case["question"],
         [(s["text"], s["role"]) for s in rows],
         np.array([s["cosine"] for s in rows]),
-        np.array([s["demonstrative"] for s in rows], dtype=float),
     )
     keep = candidates(case)
     return x[keep], np.array([rows[i]["target"] for i in keep], dtype=bool), names
@@ -217,6 +218,8 @@ def fit_weights(cases: list[dict[str, Any]], l2: float) -> dict[str, float]:
     """Listwise softmax fit: maximise the log of the probability mass on wanted sentences."""
     data = [matrix(c) for c in cases]
     data = [(x, y, n) for x, y, n in data if y.any() and not y.all()]
+    if not data:
+        raise SystemExit("No case has both wanted and unwanted candidates: nothing to fit.")
     names = sorted({n for _, _, ns in data for n in ns})
     col = {n: i for i, n in enumerate(names)}
     mats = []
@@ -243,7 +246,10 @@ def fit_weights(cases: list[dict[str, Any]], l2: float) -> dict[str, float]:
 
 
 def folds(cases: list[dict[str, Any]], k: int = 5) -> list[list[dict[str, Any]]]:
-    return [cases[i::k] for i in range(k)]
+    """Cross-validation folds by paper (its first sentence), so that the questions on one paper
+    (an aim asked as a question and as a claim, several seed questions) share a fold."""
+    fold = [zlib.crc32(c["sentences"][0]["text"].encode()) % k for c in cases]
+    return [[c for c, f in zip(cases, fold, strict=True) if f == i] for i in range(k)]
 
 
 FITTING = ("seeds fit", "scifact tune", "aims fit")

@@ -1,13 +1,12 @@
 """Compose the extractive answer: for each paper used, the sentence that answers the question.
 
-The question's kind decides which sentence of an abstract answers it: the method for "how" and
-"which method" questions, the finding for "what do they find" and yes/no questions, the
-contribution for "which papers" questions (one line per paper), a sentence stating the number
-or the dataset asked for. Among the sentences about the question (`rag.answer.relevance`), the one
-of the wanted role is taken; it is made to stand alone (`rag.answer.discourse`: openers that lost
-their referent removed, "we" replaced by who says it) and checked again by the citation check. When
-no abstract states the number or the dataset asked for, the answer says so and shows what the
-abstracts do say.
+Among the sentences about the question (`rag.answer.relevance`), the one the fitted sentence
+choice ranks first is taken (`rag.ingest.wanted`: for most questions what the paper found, for
+"what is X" the sentence that introduces it, ...); asked for a number or a dataset, a sentence
+that states it comes first. The sentence is made to stand alone (`rag.answer.discourse`: openers
+that lost their referent removed, "we" replaced by who says it) and checked again by the citation
+check. When no abstract states the number or the dataset asked for, the answer says so and shows
+what the abstracts do say.
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-
-import numpy as np
 
 from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
@@ -80,10 +77,6 @@ _CLAIM = re.compile(
     r"^\s*(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b", re.IGNORECASE
 )
 
-_DEMONSTRATIVE = re.compile(
-    r"^(?:this|these|those|such|it|they|them|its|their)\b(?!\s+(?:paper|work|study|article)\b)",
-    re.IGNORECASE,
-)
 _DATA_WORD = re.compile(r"\b(?:data\s*sets?|benchmarks?|corpus|corpora|evaluat\w*|experiments?)\b")
 _NAME_TOKEN = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\b")
 _ON_NAME = re.compile(
@@ -156,9 +149,8 @@ def choose(question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence) -
     method = method_name(ev.hit.paper.abstract)
     # Among the sentences that pass the gate, the fitted choice (rag/ingest/wanted.py) orders
     # them: the role the question wants, its words, where the sentence sits, ...
-    lost = np.array([bool(_DEMONSTRATIVE.match(standalone(s).text)) for s in sentences], float)
-    ranks = choice_scores(question, pairs, cosines, lost)
-    best: tuple[float, Choice] | None = None
+    ranks = choice_scores(question, pairs, cosines)
+    best: tuple[tuple[bool, float], Choice] | None = None
     for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
         if not relevance.passes(about) or is_fragment(sentence):
@@ -170,12 +162,12 @@ def choose(question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence) -
             if kind is Kind.NUMBER
             else True
         )
-        if kind in (Kind.DATASET, Kind.NUMBER) and (
+        # Asked for a fact: a sentence that states it (or the experiments) before any other.
+        first = kind in (Kind.DATASET, Kind.NUMBER) and bool(
             states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))
-        ):
-            rank += 1.0  # asked for a fact: the sentence that states it (or the experiments)
-        if best is None or rank > best[0]:
-            best = (float(rank), Choice(ev.n, sentence, about, states))
+        )
+        if best is None or (first, float(rank)) > best[0]:
+            best = ((first, float(rank)), Choice(ev.n, sentence, about, states))
     return best[1] if best else None
 
 

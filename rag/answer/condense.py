@@ -315,33 +315,38 @@ def rule_rewrite(
     return Condensed(rewritten, question, "rule", tuple(papers))
 
 
-_AUXILIARIES = frozenset("is was can could will would should does did".split())  # noqa: SIM905
-_PLURAL_BE = {"are": "Is", "were": "Was", "do": "Does"}
+_AUXILIARIES = frozenset("is was can could will would should".split())  # noqa: SIM905
+_PLURAL_BE = {"are": "Is", "were": "Was"}
+_PARTICIPLES = frozenset(
+    "been shown done made found got gotten led won seen taken given run become proven".split()  # noqa: SIM905
+)
+# Words ending in -s that are not a verb agreeing with "which" ("Which of them always uses X?").
+_NOT_VERBS = frozenset("always sometimes perhaps thus this its less various previous".split())  # noqa: SIM905
 
 
 def _asked_of_one(question: str, pick: re.Match[str], name: str) -> str | None:
-    """A choice that opens the question, asked of the one paper the set holds: "Which of them
-    uses X?" -> "Does ICGNN use X?", "Which one is about Y?" -> "Is ICGNN about Y?" (None: the
-    choice does not open the question, or no verb follows it)."""
-    if question[: pick.start()].strip():
+    """A "which" choice that opens the question, asked of the one paper the set holds: "Which
+    of them uses X?" -> "Does ICGNN use X?", "Which one is about Y?" -> "Is ICGNN about Y?"
+    (None: another kind of choice, or no verb this can turn follows it)."""
+    if question[: pick.start()].strip() or not pick.group().lower().startswith("which"):
         return None
     verb = re.match(r"\s*([A-Za-z]+)\b(.*)$", question[pick.end() :], re.DOTALL)
     if verb is None:
         return None
     word, rest = verb.group(1), verb.group(2)
     low = word.lower()
-    if low in (
-        "has",
-        "have",
-    ):  # "has been tested" -> "Has X been tested"; "has theory" -> "Does X have"
-        perfect = re.match(r"\s+(?:been|\w+(?:ed|en))\b", rest)
-        return f"Has {name}{rest}" if perfect else f"Does {name} have{rest}"
+    if low in ("has", "have"):  # "has been tested" -> "Has X been"; "has theory" -> "Does X have"
+        after = re.match(r"\s+(?:not\s+)?([a-z]+)", rest)
+        past = after is not None and (
+            after.group(1) in _PARTICIPLES or after.group(1).endswith(("ed", "en"))
+        )
+        return f"Has {name}{rest}" if past else f"Does {name} have{rest}"
     if low in _PLURAL_BE:
         return f"{_PLURAL_BE[low]} {name}{rest}"
     if low in _AUXILIARIES:
         return f"{low.capitalize()} {name}{rest}"
-    if not low.endswith("s") or low.endswith("ss"):
-        return None  # not a verb agreeing with "which" ("Which of them papers ...")
+    if low in _NOT_VERBS or not low.endswith("s") or low.endswith(("ss", "us", "is")):
+        return None  # "does" as a main verb, a bare plural verb, not a verb: left as it was
     return f"Does {name} {agree(word, True)}{rest}"
 
 

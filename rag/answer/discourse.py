@@ -76,7 +76,7 @@ _IRREGULAR_SINGULAR = {v: k for k, v in _IRREGULAR_PLURAL.items()}
 _UNINFLECTED = frozenset(
     """can could may might must shall should will would found sought made took gave saw built
     held began led won chose drew wrote brought thought kept met got did had ran set put read
-    left lost felt knew grew went came became undertook""".split()  # noqa: SIM905
+    left lost felt knew grew went came became undertook cut hit let split spread""".split()  # noqa: SIM905
 )
 _NOT_VERBS = {"the", "a", "an", "that", "this", "it", "to", "and", "also"}
 
@@ -117,7 +117,7 @@ def agree(verb: str, plural: bool) -> str:
             return _IRREGULAR_PLURAL[low]  # "this paper is" -> "Pei et al. are"
         if low.endswith("ies") and len(low) > 4:
             return verb[:-3] + "y"
-        if re.search(r"(?:ss|sh|ch|x|z|o|cus)es$", low):  # "focuses" -> "focus"
+        if re.search(r"(?:ss|sh|ch|x|zz|o|cus)es$", low):  # "focuses" -> "focus"
             return verb[:-2]
         if low.endswith("s") and not low.endswith("ss"):
             return verb[:-1]
@@ -126,8 +126,8 @@ def agree(verb: str, plural: bool) -> str:
         return _IRREGULAR_SINGULAR[low]  # "we are" -> "Yüksel is"
     if low in _UNINFLECTED or (low.endswith("ed") and not low.endswith(("eed", "embed"))):
         return verb
-    if low.endswith("s"):
-        return verb
+    if low.endswith("s") and not low.endswith(("ss", "cus")):
+        return verb  # already agrees ("this paper shows" read as "we shows")
     if re.search(r"[^aeiou]y$", low):
         return verb[:-1] + "ies"
     if re.search(r"(?:s|sh|ch|x|z|o)$", low):

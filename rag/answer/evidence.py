@@ -80,7 +80,7 @@ class Evidence:
 
     @property
     def best_sentence(self) -> str:
-        """The sentence that answers best: the closest of the role the question wants."""
+        """The sentence that answers best, by the fitted sentence choice."""
         return self.sentences[0] if self.sentences else ""
 
     @property

@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 
@@ -111,6 +112,14 @@ _OWN_WORK = re.compile(
     r"\b(?:we|our|us|this\s+(?:paper|work|study|article|letter)|here(?:in)?|the\s+proposed)\b",
     re.IGNORECASE,
 )
+# A sentence opening on a word whose referent it loses when quoted alone ("These results ...",
+# "However, this gain ..."): one or two openers may come first.
+_LOST_REFERENT = re.compile(
+    r"^(?:(?:however|moreover|furthermore|finally|additionally|also|thus|therefore|then|"
+    r"specifically|in\s+particular|in\s+addition|as\s+a\s+result|to\s+this\s+end),?\s+){0,2}"
+    r"(?:this|these|those|such|it|they|them|its|their)\b(?!\s+(?:paper|work|study|article)\b)",
+    re.IGNORECASE,
+)
 # The aim's voice, whatever role the sentence was given: "We asked whether ...", "This study
 # examined if ...", "We sought to determine whether ...".
 _AIM_VOICE = re.compile(
@@ -155,7 +164,7 @@ def question_tags(question: str) -> list[str]:
     """Name what a question's form says about the sentence it wants: what it wants (`wanted`),
     its opening word ("q:how", "q:how_much", "q:yes_no"), a bare statement or keyword query
     ("q:statement"), few words ("q:short")."""
-    words = re.findall(r"[a-z']+", question.lower())
+    words = re.findall(r"[a-z]+", question.lower().replace("'s ", " is "))
     tags = [str(wanted(question))]
     if words and words[0] in _OPENERS:
         tags.append(f"q:{words[0]}")
@@ -186,7 +195,6 @@ def choice_features(
     question: str,
     pairs: Sequence[tuple[str, str]],
     cosines: np.ndarray,
-    demonstrative: np.ndarray | None = None,
 ) -> tuple[list[str], np.ndarray]:
     """Name and compute the features of every sentence of one paper for `question`.
 
@@ -194,8 +202,6 @@ def choice_features(
         question: the question or claim.
         pairs: the paper's sentences with their roles, in abstract order.
         cosines: each sentence's cosine to the question.
-        demonstrative: 1 where a sentence opens with a word whose referent it lost ("These
-            results ..."), as the composer sees it; None: unknown (zeros).
 
     Returns:
         The feature names and a matrix with one row per sentence, one column per name: every
@@ -217,7 +223,7 @@ def choice_features(
         "position": positions,
         "last": (positions >= 1.0).astype(float),
         "first": np.eye(n)[first] if first >= 0 else np.zeros(n),
-        "demonstrative": np.zeros(n) if demonstrative is None else demonstrative,
+        "demonstrative": np.array([bool(_LOST_REFERENT.match(t)) for t in texts], dtype=float),
         "reports": np.array([bool(_REPORTS.search(t)) for t in texts], dtype=float),
         "number": np.array([bool(_NUMBER.search(t)) for t in texts], dtype=float),
         "own_work": np.array([bool(_OWN_WORK.search(t)) for t in texts], dtype=float),
@@ -231,31 +237,32 @@ def choice_features(
     return names, np.stack(columns, axis=1)
 
 
-@lru_cache(maxsize=1)
-def choice_weights(path: Path = WEIGHTS) -> dict[str, float]:
-    """The fitted weights of `choice_features`, by name (a name not there weighs 0)."""
-    return dict(json.loads(path.read_text(encoding="utf-8"))["weights"])
+@lru_cache(maxsize=2)
+def choice_weights(path: Path = WEIGHTS) -> Mapping[str, float]:
+    """The fitted weights of `choice_features`, by name (a name not there weighs 0), read once
+    per process."""
+    return MappingProxyType(dict(json.loads(path.read_text(encoding="utf-8"))["weights"]))
 
 
 def choice_scores(
     question: str,
     pairs: Sequence[tuple[str, str]],
     cosines: np.ndarray,
-    demonstrative: np.ndarray | None = None,
-    weights: dict[str, float] | None = None,
+    weights: Mapping[str, float] | None = None,
 ) -> np.ndarray:
     """Score every sentence of one paper for `question`: the highest is the one to show.
 
-    A fragment ("To determine whether X.") loses `FRAGMENT_MALUS`: it comes after every
-    sentence, yet a paper of fragments keeps one. Arguments as `choice_features`; `weights`
-    replaces the fitted ones (the bench's comparisons).
+    A fragment ("To determine whether X.") comes after every sentence, by the spread of the
+    scores and `FRAGMENT_MALUS` more, yet a paper of fragments keeps one. Arguments as
+    `choice_features`; `weights` replaces the fitted ones (the bench's comparisons).
     """
-    names, x = choice_features(question, pairs, cosines, demonstrative)
+    names, x = choice_features(question, pairs, cosines)
     if not names:
         return np.zeros(0)
     w = choice_weights() if weights is None else weights
-    fragments = np.array([is_fragment(s) for s, _ in pairs], dtype=float)
-    return x @ np.array([w.get(name, 0.0) for name in names]) - FRAGMENT_MALUS * fragments
+    scores = x @ np.array([w.get(name, 0.0) for name in names])
+    fragments = np.array([is_fragment(s) for s, _ in pairs])
+    return np.where(fragments, scores - (np.ptp(scores) + FRAGMENT_MALUS), scores)
 
 
 def wanted(question: str) -> Want:

@@ -78,6 +78,8 @@ def test_verb_agrees_with_the_speaker() -> None:
         ("We were able to test naps.", "Ruiz was able to test naps."),
         ("We need longer naps.", "Ruiz needs longer naps."),
         ("We embed naps in shifts.", "Ruiz embeds naps in shifts."),
+        ("We focus on naps.", "Ruiz focuses on naps."),
+        ("We cut errors by half.", "Ruiz cut errors by half."),
     ],
 )
 def test_a_single_author_s_verb_keeps_its_tense(sentence: str, shown: str) -> None:
@@ -87,6 +89,9 @@ def test_a_single_author_s_verb_keeps_its_tense(sentence: str, shown: str) -> No
 def test_a_paper_s_verb_agrees_with_several_authors() -> None:
     assert standalone("This paper is the first to test naps.", "Pei et al.", True).text == (
         "Pei et al. are the first to test naps."
+    )
+    assert standalone("This paper utilizes naps.", "Pei et al.", True).text == (
+        "Pei et al. utilize naps."
     )
 
 

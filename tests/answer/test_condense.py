@@ -290,6 +290,12 @@ ONE_PAPER = [Turn("What is AlphaNet?", "AlphaNet does [1].", (ALPHA,), "What is 
         ("Which of them has been tested on graphs?", "Has AlphaNet been tested on graphs?"),
         ("Which of them focuses on graphs?", "Does AlphaNet focus on graphs?"),
         ("which of them can scale?", "Can AlphaNet scale?"),
+        ("Which of them has shown gains?", "Has AlphaNet shown gains?"),
+        ("Which of them has code?", "Does AlphaNet have code?"),
+        ("Which of them does distillation?", "Does AlphaNet do distillation?"),
+        # Nothing this can turn into a question of one paper: left as the set's choice.
+        ("Which of them always uses graphs?", "Which of AlphaNet always uses graphs?"),
+        ("None of them uses graphs?", "None of AlphaNet uses graphs?"),
     ],
 )
 def test_a_choice_among_one_paper_is_asked_of_that_paper(question: str, asked: str) -> None:
