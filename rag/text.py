@@ -236,7 +236,8 @@ def fold(text: str) -> str:
 # Content words
 # ---------------------------------------------------------------------------------------------
 
-_CONTENT_WORD = re.compile(r"[^\W\d_][\w]*(?:[-'][\w]+)*")
+# A word: letters first, inner hyphens and apostrophes kept ("long-context", "model's").
+CONTENT_WORD = re.compile(r"[^\W\d_][\w]*(?:[-'][\w]+)*")
 _STOPWORD_TEXT = """
     a about above across after again against all also although am an and another any are
     as at be because been before being below between both but by can could did do does doing
@@ -263,7 +264,7 @@ def _stemmer():  # type: ignore[no-untyped-def]
 
 def content_stems(text: str) -> list[str]:
     """Return the stems of the content words of `text` (no stop words, 3+ letters)."""
-    words = [w.lower() for w in _CONTENT_WORD.findall(text)]
+    words = [w.lower() for w in CONTENT_WORD.findall(text)]
     pieces = [p for w in words for p in re.split(r"[-']", w)]
     kept = [p for p in pieces if len(p) > 2 and p not in STOPWORDS and p.isalpha()]
     return list(_stemmer().stemWords(kept)) if kept else []

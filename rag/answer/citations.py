@@ -31,10 +31,9 @@ from rag.answer.evidence import Evidence, paper_sentences
 from rag.index.embedding import Embedder
 from rag.records import Paper
 from rag.stance.judge import JUDGED_SENTENCES, StanceJudge
-from rag.text import STOPWORDS, content_stems
+from rag.text import CONTENT_WORD, STOPWORDS, content_stems
 
 MARKER = re.compile(r"\s*\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-_WORD = re.compile(r"[^\W\d_][\w]*(?:[-'][\w]+)*")
 _NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:[.,]\d+)?")
 _NUMBER_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -107,7 +106,7 @@ class PaperFacts:
             for part in (paper.title, paper.abstract, paper.label, paper.area, *paper.authors)
             if part
         )
-        self.words = {w.lower() for w in _WORD.findall(text)}
+        self.words = {w.lower() for w in CONTENT_WORD.findall(text)}
         self.pieces = {p for w in self.words for p in re.split(r"[-']", w) if p}
         self._known = self.words | self.pieces
         self.stems = set(content_stems(text))
@@ -135,7 +134,7 @@ class PaperFacts:
     def foreign(self, sentence: str) -> tuple[str, ...]:
         """Return the numbers and names of `sentence` that this paper never states."""
         odd = [f"{n:g}" for n in sorted(numbers(sentence)) if n not in self.numbers]
-        words = _WORD.findall(sentence)
+        words = CONTENT_WORD.findall(sentence)
         odd += [
             w
             for i, w in enumerate(words)
@@ -175,7 +174,7 @@ class PromptLeakDetector:
         self.least = least
 
     def leaks(self, sentence: str) -> bool:
-        if self.names & {w.lower() for w in _WORD.findall(sentence)}:
+        if self.names & {w.lower() for w in CONTENT_WORD.findall(sentence)}:
             return True
         stems = content_stems(sentence)
         if len(stems) < self.least:

@@ -316,7 +316,6 @@ def rule_rewrite(
 
 
 _AUXILIARIES = frozenset("is was can could will would should".split())  # noqa: SIM905
-_PLURAL_BE = {"are": "Is", "were": "Was"}
 _PARTICIPLES = frozenset(
     "been shown done made found got gotten led won seen taken given run become proven".split()  # noqa: SIM905
 )
@@ -341,8 +340,8 @@ def _asked_of_one(question: str, pick: re.Match[str], name: str) -> str | None:
             after.group(1) in _PARTICIPLES or after.group(1).endswith(("ed", "en"))
         )
         return f"Has {name}{rest}" if past else f"Does {name} have{rest}"
-    if low in _PLURAL_BE:
-        return f"{_PLURAL_BE[low]} {name}{rest}"
+    if low in ("are", "were"):  # "Which of them are about X?" -> "Is X about ..."
+        return f"{agree(low, False).capitalize()} {name}{rest}"
     if low in _AUXILIARIES:
         return f"{low.capitalize()} {name}{rest}"
     if low in _NOT_VERBS or not low.endswith("s") or low.endswith(("ss", "us", "is")):
