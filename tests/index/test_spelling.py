@@ -69,3 +69,46 @@ def test_a_misspelled_question_is_answered_and_says_what_was_searched(
 def test_a_misspelled_off_topic_question_still_abstains(real_seed_index: Index) -> None:
     answer = api.ask("sourdough recipies with hydratoin", index=real_seed_index, backend=None)
     assert answer.abstained
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("math reasoning", "mathematics reasoning"),
+        (
+            "Which papers work on math reasoning with LLMs?",
+            "Which papers work on mathematics reasoning with LLMs?",
+        ),
+    ],
+)
+def test_a_clipped_word_is_read_as_the_word_it_clips(
+    real_seed_index: Index, typed: str, meant: str
+) -> None:
+    assert corrected(real_seed_index, typed) == meant
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        # English words the seeds lack, each the start of a seed word: none is a clipping
+        "How long should bread dough be kneaded by hand?",  # not "handle"
+        "Why did the Western Roman Empire fall?",  # not "fallback"
+        "How do black holes lose mass through Hawking radiation?",  # not "massive"
+        "Do attention heads compete or cooperate?",  # not "competition"
+        "what do they conclude about running every layer once?",  # not "everything"
+    ],
+)
+def test_english_words_are_never_read_as_clippings(real_seed_index: Index, text: str) -> None:
+    assert corrected(real_seed_index, text) == text
+
+
+@pytest.mark.slow
+def test_a_question_with_a_clipped_word_is_answered(real_seed_index: Index) -> None:
+    # Before, "math" counted as a topic word no paper uses: "no paper on this", while three
+    # seed papers are on mathematical reasoning.
+    answer = api.ask("how do models get better at math", index=real_seed_index, backend=None)
+    assert not answer.abstained
+    cited = {c.hit.paper.authors[0] for c in answer.citations}
+    assert cited & {"Ziyue Li", "Chuxue Cao", "Ruobing Zuo"}
