@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 # Private-use characters mark text that later steps must not touch (URLs, converted math).
 _HOLD = "\ue000"
@@ -268,3 +268,62 @@ def content_stems(text: str) -> list[str]:
     pieces = [p for w in words for p in re.split(r"[-']", w)]
     kept = [p for p in pieces if len(p) > 2 and p not in STOPWORDS and p.isalpha()]
     return list(_stemmer().stemWords(kept)) if kept else []
+
+
+# ---------------------------------------------------------------------------------------------
+# Acronyms an abstract defines
+# ---------------------------------------------------------------------------------------------
+# A researcher types "LLMs", "GNNs" or "PDEs"; an abstract may spell the words out and never use
+# the acronym again, or use it in the singular: "large language models (LLMs)" makes LLM mean
+# those words. The abstention's term coverage (`rag/answer/abstention.py`) counts such a paper
+# as holding the acronym, and the sentence choice (`rag/ingest/wanted.py`) such a sentence.
+
+# Up to eight words, then the acronym in parentheses: "graph neural networks (GNNs)".
+_DEFINITION = re.compile(
+    r"((?:[A-Za-z][\w'-]*\s+){1,8})\(\s*([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\s*\)"
+)
+_SMALL = frozenset(["of", "for", "and", "the", "a", "an", "in", "on", "to", "with", "via", "by"])
+
+
+def singular(acronym: str) -> str:
+    """Return "LLM" for "LLMs" (an acronym's plural is a lower-case s after capitals)."""
+    if len(acronym) > 2 and acronym.endswith("s") and acronym[-2].isupper():
+        return acronym[:-1]
+    return acronym
+
+
+def _spelled_out(words: list[str], acronym: str) -> list[str] | None:
+    """Return the last words whose initials spell `acronym`'s capitals (small words skipped)."""
+    letters = [c.lower() for c in acronym if c.isupper()]
+    chosen: list[str] = []
+    i = len(letters) - 1
+    for word in reversed(words):
+        if i < 0:
+            break
+        parts = [p for p in word.split("-") if p]
+        initials = [p[0].lower() for p in parts]
+        # "physics-informed" may stand for one letter (P) or two (PI).
+        if len(initials) > 1 and initials == letters[i - len(initials) + 1 : i + 1]:
+            chosen.insert(0, word)
+            i -= len(initials)
+        elif initials[0] == letters[i]:
+            chosen.insert(0, word)
+            i -= 1
+        elif word.lower() in _SMALL and chosen:
+            chosen.insert(0, word)
+        else:
+            return None
+    return chosen if i < 0 else None
+
+
+def definitions(texts: Iterable[str]) -> dict[str, set[tuple[str, ...]]]:
+    """Return each defined acronym (singular, lower case) with the word lists it stands for."""
+    found: dict[str, set[tuple[str, ...]]] = {}
+    for text in texts:
+        for match in _DEFINITION.finditer(text):
+            acronym = singular(match.group(2))
+            words = _spelled_out(match.group(1).split(), acronym)
+            if words:
+                key = acronym.lower()
+                found.setdefault(key, set()).add(tuple(w.lower() for w in words))
+    return found

@@ -2,11 +2,11 @@
 
 In the order a question meets them: `language` (detect, translate), `condense` (rewrite a
 follow-up that depends on the history), `overview` (a question that names no topic),
-`abstention` (and `acronyms`: does the collection hold the question's terms?), `paper_choice`
-(which retrieved papers address it), `evidence` (the best sentences per paper), `relevance` (is
-a sentence about the question?), `compose` (the answer's layout; `discourse` makes a quoted
-sentence stand alone), `citations` (each sentence retrieved and supported), and `pipeline`,
-which runs them (`answer_stream`, `Answer`).
+`abstention` (does the collection hold the question's terms? acronyms as `rag.text` reads
+them), `paper_choice` (which retrieved papers address it), `evidence` (the best sentences per
+paper), `relevance` (is a sentence about the question?), `compose` (the answer's layout;
+`discourse` makes a quoted sentence stand alone), `citations` (each sentence retrieved and
+supported), and `pipeline`, which runs them (`answer_stream`, `Answer`).
 
 May import: the shared ground, `rag.backends`, `rag.index`, `rag.ingest` (labels and method
 names) and `rag.stance`. Not `rag.cite`, `rag.api` or any face.

@@ -37,10 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from rag.answer.acronyms import definitions
 from rag.index.paper_index import Index
 from rag.records import Hit
-from rag.text import CHAT_WORDS, STOPWORDS
+from rag.text import CHAT_WORDS, STOPWORDS, definitions
 
 # A question of this many terms or more reads like a claim: there the passage cosine alone is
 # telling, and the cosine gate bench/answers/calibrate.py chose (SciFact: 98.0% of answerable claims
@@ -177,7 +176,7 @@ def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) ->
     Names and acronyms weigh `NAME_WEIGHT` times more; a term the collection never uses counts
     fully against (its IDF is the highest). An acronym is held by a paper that has it in the
     singular or plural ("LLMs", "LLM") or spells out what the collection defines it as
-    ("large language models", `rag/answer/acronyms.py`).
+    ("large language models", `rag.text.definitions`).
     """
     bm25 = index.bm25()
     n = max(1, len(bm25))

@@ -44,7 +44,7 @@ from types import MappingProxyType
 import numpy as np
 
 from rag.ingest.roles import ROLES
-from rag.text import CHAT_WORDS, content_stems
+from rag.text import CHAT_WORDS, content_stems, definitions
 
 
 class Want(StrEnum):
@@ -160,6 +160,28 @@ def term_share(terms: Sequence[str], sentence: str) -> float:
     return sum(t in found for t in terms) / len(terms)
 
 
+def acronym_stems(texts: Sequence[str], stems: Sequence[set[str]]) -> list[set[str]]:
+    """Return each sentence's stems with the other form of the acronyms its abstract defines.
+
+    Once an abstract writes "dominant-strategy incentive compatibility (DSIC)", a sentence
+    that says "DSIC" holds the words it stands for, and one that spells them out holds "DSIC",
+    so a question in either form finds both.
+    """
+    forms = [
+        (set(content_stems(acronym)), set(content_stems(" ".join(words))))
+        for acronym, spelled in definitions(texts).items()
+        for words in spelled
+    ]
+    out = []
+    for held in stems:
+        held = set(held)
+        for short, long in forms:
+            if short and long and (short <= held or long <= held):
+                held |= short | long
+        out.append(held)
+    return out
+
+
 def question_tags(question: str) -> list[str]:
     """Name what a question's form says about the sentence it wants: what it wants (`wanted`),
     its opening word ("q:how", "q:how_much", "q:yes_no"), a bare statement or keyword query
@@ -212,7 +234,7 @@ def choice_features(
         return [], np.zeros((0, 0))
     texts = [s for s, _ in pairs]
     terms = question_terms(question)
-    stems = [set(content_stems(t)) for t in texts]
+    stems = acronym_stems(texts, [set(content_stems(t)) for t in texts])
     shares = np.array([sum(t in s for t in terms) / len(terms) if terms else 0.0 for s in stems])
     positions = np.array([relative_position(i, n) for i in range(n)])
     first = first_naming(list(shares))

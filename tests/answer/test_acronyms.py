@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rag.answer.abstention import question_terms, term_coverage
-from rag.answer.acronyms import definitions, singular
 from rag.index.paper_index import Index
+from rag.text import definitions, singular
 
 
 def test_definitions_read_the_words_an_acronym_spells() -> None:

@@ -14,6 +14,7 @@ from rag.ingest.roles import classify, sentence_roles
 from rag.ingest.sections import abstract_sentences, section_labels
 from rag.ingest.wanted import (
     Want,
+    acronym_stems,
     choice_features,
     choice_scores,
     choice_weights,
@@ -23,6 +24,7 @@ from rag.ingest.wanted import (
     relative_position,
     wanted,
 )
+from rag.text import content_stems
 
 CSABSTRUCT = next(
     (
@@ -221,3 +223,33 @@ def test_a_fragment_is_scored_below_every_sentence() -> None:
     for question in ("Do naps during night shifts cut errors of nurses?", "naps night shifts"):
         scores = choice_scores(question, pairs, np.array([0.95, 0.05, 0.4]))
         assert scores[0] < min(scores[1:]), scores
+
+
+ACRONYM_ABSTRACT = [
+    "Affine Maximizer Auctions are widely used in mechanism design due to their "
+    "dominant-strategy incentive compatibility (DSIC) and individual rationality (IR).",
+    "We show that any CA-AMA preserves the DSIC property.",
+    "Experiments show that CA-AMA finds near-optimal auctions in various distributions.",
+]
+
+
+def test_a_sentence_with_an_acronym_holds_the_words_it_stands_for() -> None:
+    held = acronym_stems(ACRONYM_ABSTRACT, [set(content_stems(s)) for s in ACRONYM_ABSTRACT])
+    assert set(content_stems("dominant-strategy incentive compatibility")) <= held[1]
+    assert "dsic" in held[0] and "dsic" in held[1]
+    assert "dsic" not in held[2]  # a sentence with neither form gains nothing
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does CA-AMA have dominant-strategy incentive compatibility?",  # spelled out
+        "Is CA-AMA DSIC?",  # the acronym
+    ],
+)
+def test_the_question_s_terms_are_found_in_either_form(question: str) -> None:
+    pairs = [(s, "result") for s in ACRONYM_ABSTRACT]
+    names, x = choice_features(question, pairs, np.zeros(len(pairs)))
+    terms = x[:, names.index("terms")]
+    assert terms[1] == 1.0  # "preserves the DSIC property" holds every term of the question
+    assert terms[1] > terms[2]
