@@ -48,6 +48,13 @@ ABSTAIN = (
     "The nearest papers, none of them close enough to answer it, are listed below."
 )
 
+# "What about the others?" after an answer that showed every paper on its topic: no other one
+# qualifies. Not "no paper on this", which the previous answer shows to be false.
+NO_OTHER = (
+    "The previous answer showed every paper in the collection on this; no other one is. "
+    "The nearest others, none of them close enough, are listed below."
+)
+
 # A question that names no topic ("hello", "summarize the collection"): see rag/answer/overview.py.
 NO_TOPIC = (
     "Your question names no topic, so no paper was looked up. The collection holds "

@@ -8,7 +8,9 @@ listed several), in the order it cited them, however many turns have chosen amon
 - a choice ("Which one uses RL?", "Which of them ...", "Are any of these papers ...?", "Does
   either of them ...?") comes back with the set as `papers` and its own words, without the
   reference, as `pick`: the answer judges each paper on those words;
-- "the others", "the rest", "the other one" name the set's papers the last answer left out.
+- "the others", "the rest", "the other one" name the set's papers the last answer left out;
+  when it left none out, they are the rest of the collection on the set's question
+  (`excluded`: the papers already shown).
 
 Others refer to the last answer: a numbered reference ("paper 2", "[2]") names the paper cited
 there at that number; in a short question "it", "that paper" or "this method" names its first
@@ -140,6 +142,9 @@ class Condensed:
     # A choice among `papers` ("Which of them is about X?", "Are any of them ...?"): the
     # question's own words, without the reference, to judge each of them on; None otherwise.
     pick: str | None = None
+    # "What about the others?" when the set has no others: the papers already shown, to leave
+    # out of a search of the set's own question.
+    excluded: tuple[Paper, ...] = ()
 
 
 Resolver = Callable[[str], "Paper | None"]
@@ -304,7 +309,13 @@ def rule_rewrite(
     papers = _unique(_cited(last, k, resolve) for k in wanted)
     if found is not None and _OTHERS_REF.fullmatch(found.group()):
         shown = {p.id for p in papers}
-        papers = [p for p in _the_set(turns, resolve) if p.id not in shown] or papers
+        others = [p for p in _the_set(turns, resolve) if p.id not in shown]
+        topic = _set_turn(turns)
+        if not others and papers and topic is not None:
+            # The set showed every paper it had: the others are the rest of the collection
+            # on the set's own question ("graph neural networks with noisy labels").
+            return Condensed(topic.question, question, "rule", excluded=tuple(papers))
+        papers = others or papers
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
     if found is not None:

@@ -285,20 +285,26 @@ def answer_stream(
         # when one paper's own probability is high enough to answer alone.
         decision = decide(index, query, hits, settings.min_relevance)
         relevant = _chosen_papers(index, query, hits, terms, decision, settings)
+    # "What about the others?": judged as the set's question was, less the papers shown then.
+    shown_before = {p.id for p in condensed.excluded}
+    if shown_before:
+        relevant = [h for h in relevant if h.paper.id not in shown_before]
+        hits = [h for h in hits if h.paper.id not in shown_before]
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(
         index.sentence_embedder, query, relevant, settings.evidence_sentences
     )
     if not evidence:
-        yield prompts.ABSTAIN
+        said = prompts.NO_OTHER if shown_before else prompts.ABSTAIN
+        yield said
         timings["total_s"] = time.perf_counter() - t0
         ordered = sorted(hits, key=lambda h: -h.relevance)  # most relevant first
         nearest = tuple(
             Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ordered, 1)
         )
         yield Answer(
-            question, prompts.ABSTAIN, (), (), True, nearest, name, notice, timings, standalone,
+            question, said, (), (), True, nearest, name, notice, timings, standalone,
             language, answerability,
         )  # fmt: skip
         return

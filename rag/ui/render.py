@@ -11,7 +11,7 @@ import html
 import re
 from typing import Any
 
-from rag import api
+from rag import api, prompts
 from rag.answer.pipeline import Answer
 from rag.errors import RagError
 from rag.ingest.roles import stored_roles
@@ -105,7 +105,8 @@ def render_turn(answer: Answer) -> str:
             f'<span class="searched">Searched for: “{_md_escape(answer.standalone)}”</span>'
         )
     if answer.abstained:
-        parts.append(f"{_label('abstained', 'No paper on this')} {render_answer(answer.answer)}")
+        said = "No other paper" if answer.answer == prompts.NO_OTHER else "No paper on this"
+        parts.append(f"{_label('abstained', said)} {render_answer(answer.answer)}")
     else:
         parts.append(render_answer(answer.answer))
     if answer.notice and not answer.abstained:

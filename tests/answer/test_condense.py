@@ -303,3 +303,16 @@ def test_a_choice_among_one_paper_is_asked_of_that_paper(question: str, asked: s
     result = rule_rewrite(question, ONE_PAPER)
     assert result.question == asked
     assert result.papers == (ALPHA,)
+
+
+@pytest.mark.parametrize("question", ["What about the others?", "and the rest?", "The other ones?"])
+def test_the_others_after_an_answer_that_showed_its_whole_set_leave_those_papers_out(
+    question: str,
+) -> None:
+    # Before, "the others" after a one-paper answer named that same paper again.
+    result = rule_rewrite(question, ONE_PAPER)
+    assert result.question == "What is AlphaNet?"  # the set's own question, searched again
+    assert result.excluded == (ALPHA,)
+    assert result.papers == ()
+    shown = [THREE_PAPERS]
+    assert rule_rewrite(question, shown).excluded == (ALPHA, BETA, GAMMA)

@@ -132,3 +132,23 @@ def test_the_others_after_a_choice_from_a_longer_list(real_seed_index: Index) ->
     )
     assert first_authors(chosen) == ["Ke Wang"]
     assert set(first_authors(others)) == set(first_authors(listed)) - {"Ke Wang"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "questions",
+    [
+        ["graph neural networks with noisy labels", "what about the others?"],
+        ["Tell me about ConPress.", "and the rest?"],
+    ],
+)
+def test_the_others_after_a_whole_set_never_repeat_it_and_never_deny_it(
+    real_seed_index: Index, questions: list[str]
+) -> None:
+    # Before, "what about the others?" after the one ICGNN answer searched "what about ICGNN?"
+    # and showed ICGNN again.
+    first, others = session(real_seed_index, questions)
+    shown = set(first_authors(first))
+    assert shown and not set(first_authors(others)) & shown
+    if others.abstained:  # said as "no other", never as "no paper on this"
+        assert others.answer == prompts.NO_OTHER
