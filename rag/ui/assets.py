@@ -29,7 +29,7 @@ CSS = """
 .card-head .derived {
   font-weight: 400; font-size: 0.75rem; color: var(--body-text-color-subdued);
   border: 1px solid var(--border-color-primary); border-radius: 4px; padding: 0 4px;
-  margin-left: 0.4rem; vertical-align: middle;
+  margin-left: 0.4rem; vertical-align: middle; white-space: nowrap;
 }
 .card-authors { font-size: 0.9rem; margin-bottom: 0.25rem; }
 .card-meta {

@@ -27,7 +27,7 @@ EXAMPLES = [
     "How can large language models be made to reason more reliably?",
     "Which papers study the fairness of machine learning models?",
 ]
-QUESTION_PLACEHOLDER = "Ask a question about the papers…"
+QUESTION_PLACEHOLDER = "Ask about the papers…"
 BUSY_PLACEHOLDER = "Writing the answer…"
 
 

@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from rag.ui.layout import QUESTION_PLACEHOLDER
 from tests.faces.test_ui import near_miss_draft
 from tests.ui_server import Served, serve_seeds
 
@@ -294,6 +295,11 @@ def test_phone_sidebar_starts_closed_and_the_question_is_answered(
     page.goto(served.url, wait_until="domcontentloaded")
     box = page.locator("#question textarea")
     expect(box).to_be_visible()
+    # The whole placeholder shows: "Ask a question about the papers…" read "Ask a question
+    # about the" at 390 px.
+    assert page.evaluate(PLACEHOLDER_FITS), page.evaluate(
+        "document.querySelector('#question textarea').placeholder"
+    )
     sidebar = page.locator("#settings")
     expect(sidebar).not_to_have_class(re.compile(r"\bopen\b"))
     toggle = sidebar.locator(".toggle-button")
@@ -320,6 +326,16 @@ def test_phone_sidebar_starts_closed_and_the_question_is_answered(
     toggle.tap()
     expect(sidebar).not_to_have_class(re.compile(r"\bopen\b"))
     page.close()
+
+
+PLACEHOLDER_FITS = """() => {
+  const box = document.querySelector('#question textarea');
+  const style = getComputedStyle(box);
+  const pen = document.createElement('canvas').getContext('2d');
+  pen.font = style.font;
+  const room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return pen.measureText(box.placeholder).width <= room;
+}"""
 
 
 def within_screen(box: dict[str, float] | None, size: dict[str, int] = PHONE) -> bool:
@@ -349,7 +365,7 @@ def test_progress_shows_at_once_and_a_second_submit_waits(browser: Browser, serv
     assert seen["disabled"], "the question box took input while the answer was being made"
     expect(page.locator("#chat [data-testid='user']")).to_have_count(1)
     expect(box).to_be_enabled()
-    expect(box).to_have_attribute("placeholder", re.compile("Ask a question"))
+    expect(box).to_have_attribute("placeholder", QUESTION_PLACEHOLDER)
     page.close()
 
 
