@@ -70,6 +70,7 @@ _ASKING = frozenset(
     gist overview summary summarize main point insight insights now different another next
     switch switching change subject instead also else wondering curious
     best good better top popular favourite favorite recommend recommended interesting
+    many
     """.split()  # noqa: SIM905  # a word list reads better as text
     + CHAT_WORDS.split()
 )

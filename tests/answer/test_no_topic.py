@@ -10,7 +10,14 @@ from rag.index.paper_index import Index
 
 @pytest.mark.parametrize(
     "question",
-    ["hello", "What can you do?", "Summarize the collection.", "tell me something interesting"],
+    [
+        "hello",
+        "What can you do?",
+        "Summarize the collection.",
+        "tell me something interesting",
+        # Before, "many" was the topic: a ConRAD sentence on SWE-Bench answered it.
+        "how many papers are in the collection?",
+    ],
 )
 def test_a_question_without_a_topic_describes_the_collection(
     seed_index: Index, question: str
