@@ -71,14 +71,16 @@ def record(
     if vectors is None or voiced:
         vectors = rel.embedder.embed(sentences)
     cosines = vectors @ rel.vector
+    shared = case.shared if case.shared is not None else np.zeros(len(pairs))
     rows = []
-    for (s, role), cosine in zip(pairs, cosines, strict=True):
+    for (s, role), cosine, alike in zip(pairs, cosines, shared, strict=True):
         share = term_share(rel.terms, s)
         rows.append(
             {
                 "text": s,
                 "role": role,
                 "cosine": float(cosine),
+                "shared": float(alike),
                 "share": share,
                 "passes": bool(rel.passes(about_score(float(cosine), share, rel.weight))),
                 "fragment": wanted_module.is_fragment(s),
@@ -135,7 +137,8 @@ def aim_cases(index: Index) -> dict[str, list[AimCase]]:
                         s for s, r in paper_sentence_roles(paper) if r in ("result", "conclusion")
                     }
                     part = "aims held_out" if zlib.crc32(paper.id.encode()) % 3 == 0 else "aims fit"
-                    case = finding_first.Case(got[2], ev, got[1], targets)
+                    shared = finding_first.shared_of(got[0], paper.id)
+                    case = finding_first.Case(got[2], ev, got[1], targets, shared)
                     out[part].append((case, voiced))
     return out
 
@@ -198,6 +201,7 @@ def matrix(case: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, list[str]]:
         case["question"],
         [(s["text"], s["role"]) for s in rows],
         np.array([s["cosine"] for s in rows]),
+        np.array([s.get("shared", 0.0) for s in rows]),
     )
     keep = candidates(case)
     return x[keep], np.array([rows[i]["target"] for i in keep], dtype=bool), names

@@ -9,6 +9,7 @@ citation marker.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -17,7 +18,7 @@ import numpy as np
 
 from rag.index.embedding import Embedder
 from rag.ingest.roles import stored_roles
-from rag.ingest.wanted import choice_scores
+from rag.ingest.wanted import choice_scores, shared_with_others
 from rag.records import Hit, Paper
 
 _INSTRUCTION = re.compile(
@@ -106,12 +107,15 @@ def select_evidence(
     flat = [s for _, pairs in per_hit for s, _ in pairs]
     vectors = embedder.embed([question, *flat])
     sims = vectors[1:] @ vectors[0]
+    bounds = np.cumsum([0, *(len(pairs) for _, pairs in per_hit)])
+    per_paper_vectors = [vectors[1 + a : 1 + b] for a, b in itertools.pairwise(bounds)]
+    shared = shared_with_others(per_paper_vectors)
     chosen, offset = [], 0
     for n, (hit, pairs) in enumerate(per_hit, start=1):
         scores = sims[offset : offset + len(pairs)]
         paper_vectors = vectors[1 + offset : 1 + offset + len(pairs)]
         offset += len(pairs)
-        rank = choice_scores(question, pairs, scores)
+        rank = choice_scores(question, pairs, scores, shared=shared[n - 1])
         keep = np.argsort(-rank, kind="stable")[:per_paper]
         chosen.append(
             Evidence(

@@ -213,10 +213,30 @@ def local_idf_shares(terms: Sequence[str], stems: Sequence[set[str]]) -> np.ndar
     return held @ weight / weight.sum()
 
 
+def shared_with_others(vectors: Sequence[np.ndarray | None]) -> list[np.ndarray | None]:
+    """Return, per paper of an answer, each sentence's highest cosine to another paper's.
+
+    The field's common ground ("GNNs have shown remarkable capabilities ...") reads alike in
+    every paper on the field; what one paper did reads like none of the others. None for a
+    paper without vectors; zeros when the answer has one paper.
+    """
+    out: list[np.ndarray | None] = []
+    for i, own in enumerate(vectors):
+        others = [v for j, v in enumerate(vectors) if j != i and v is not None and len(v)]
+        if own is None:
+            out.append(None)
+        elif not others:
+            out.append(np.zeros(len(own)))
+        else:
+            out.append((own @ np.vstack(others).T).max(axis=1))
+    return out
+
+
 def choice_features(
     question: str,
     pairs: Sequence[tuple[str, str]],
     cosines: np.ndarray,
+    shared: np.ndarray | None = None,
 ) -> tuple[list[str], np.ndarray]:
     """Name and compute the features of every sentence of one paper for `question`.
 
@@ -224,6 +244,8 @@ def choice_features(
         question: the question or claim.
         pairs: the paper's sentences with their roles, in abstract order.
         cosines: each sentence's cosine to the question.
+        shared: each sentence's highest cosine to another paper of the answer
+            (`shared_with_others`; None: no other paper).
 
     Returns:
         The feature names and a matrix with one row per sentence, one column per name: every
@@ -250,6 +272,7 @@ def choice_features(
         "number": np.array([bool(_NUMBER.search(t)) for t in texts], dtype=float),
         "own_work": np.array([bool(_OWN_WORK.search(t)) for t in texts], dtype=float),
         "aim_voice": np.array([bool(_AIM_VOICE.search(t)) for t in texts], dtype=float),
+        "shared": np.zeros(n) if shared is None else np.asarray(shared, dtype=float),
     }
     for role in ROLES:
         base[f"role:{role}"] = np.array([r == role for _, r in pairs], dtype=float)
@@ -271,6 +294,7 @@ def choice_scores(
     pairs: Sequence[tuple[str, str]],
     cosines: np.ndarray,
     weights: Mapping[str, float] | None = None,
+    shared: np.ndarray | None = None,
 ) -> np.ndarray:
     """Score every sentence of one paper for `question`: the highest is the one to show.
 
@@ -278,7 +302,7 @@ def choice_scores(
     scores and `FRAGMENT_MALUS` more, yet a paper of fragments keeps one. Arguments as
     `choice_features`; `weights` replaces the fitted ones (the bench's comparisons).
     """
-    names, x = choice_features(question, pairs, cosines)
+    names, x = choice_features(question, pairs, cosines, shared)
     if not names:
         return np.zeros(0)
     w = choice_weights() if weights is None else weights

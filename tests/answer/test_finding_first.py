@@ -264,3 +264,16 @@ def test_what_is_x_opens_with_the_sentence_that_introduces_x(
     # one that says what it is; the first sentence to name it introduces it.
     first = first_sentence(api.ask(question, index=method_index, backend=None))
     assert "a verifier that checks every generated citation" in first, first
+
+
+@pytest.mark.slow
+def test_a_topic_query_gives_each_paper_its_own_work_not_the_field_s_background(
+    real_seed_index: Index,
+) -> None:
+    # Before, "graph networks" opened ICGNN's line with "Graph Neural Networks (GNNs) have
+    # shown remarkable capabilities ...", which says nothing of ICGNN.
+    answer = api.ask("graph networks", index=real_seed_index, backend=None)
+    lines = {s["citations"][0]: s["text"] for s in answer.sentences if s.get("citations")}
+    by_author = {c.n: c.hit.paper.authors[0] for c in answer.citations}
+    icgnn = next(n for n, a in by_author.items() if a == "Wei Ju")
+    assert "remarkable capabilities" not in lines[icgnn]

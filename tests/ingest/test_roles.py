@@ -22,6 +22,7 @@ from rag.ingest.wanted import (
     is_fragment,
     question_tags,
     relative_position,
+    shared_with_others,
     wanted,
 )
 from rag.text import content_stems
@@ -253,3 +254,15 @@ def test_the_question_s_terms_are_found_in_either_form(question: str) -> None:
     terms = x[:, names.index("terms")]
     assert terms[1] == 1.0  # "preserves the DSIC property" holds every term of the question
     assert terms[1] > terms[2]
+
+
+def test_a_sentence_s_likeness_is_to_the_other_papers_only() -> None:
+    a = np.array([[1.0, 0.0], [0.0, 1.0]])  # two sentences of one paper
+    b = np.array([[1.0, 0.0]])  # the other paper says what a's first sentence says
+    alike_a, alike_b = shared_with_others([a, b])
+    assert alike_a is not None and alike_b is not None
+    assert list(alike_a) == [1.0, 0.0]  # never its own sentences
+    assert list(alike_b) == [1.0]
+    (alone,) = shared_with_others([a])
+    assert alone is not None and not alone.any()  # one paper: nothing to be like
+    assert shared_with_others([None, b])[0] is None
