@@ -92,6 +92,18 @@ _FRAGMENT = re.compile(
     r"(?![^.;]*,\s*(?:we|the|this|these|it|they|our|an?|here|(?-i:[A-Z])[\w-]*)\b)",
     re.IGNORECASE,
 )
+# Where the code is, not what the paper found: "Our code is available at https://...", "We will
+# make our code publicly available online.", "Source code is freely available at ...".
+_AVAILABILITY = re.compile(
+    r"^(?:(?:our|the|all|its)\s+)?(?:(?:main|full|source|complete)\s+)?"
+    r"(?:code|codes|software|implementation|source\s+code|package|tool)s?"
+    r"(?:\s+(?:and|&)(?:\s+[\w-]+){1,4}|\s+(?:for|of)\s+[^.,;]{1,40}?)?"
+    r"\s+(?:is|are|will\s+be|has\s+been|have\s+been)\s+(?:\w+\s+){0,2}?"
+    r"(?:available|released|open[- ]sourced)\b"
+    r"|^we\s+(?:will\s+)?(?:make|release|open[- ]source)\s+(?:our|the|all)\s+"
+    r"(?:\w+\s+){0,2}?(?:code|software|implementation)",
+    re.IGNORECASE,
+)
 _MIN_WORDS = 4
 # What a fragment loses in rank: it comes after every sentence, yet a paper of fragments keeps one.
 FRAGMENT_MALUS = 2.0
@@ -338,5 +350,11 @@ def first_naming(shares: Sequence[float]) -> int:
 
 
 def is_fragment(sentence: str) -> bool:
-    """Return whether `sentence` is no sentence: "To determine whether X.", "Cohort study."."""
-    return len(sentence.split()) < _MIN_WORDS or bool(_FRAGMENT.match(sentence.strip()))
+    """Return whether `sentence` cannot answer anything: no sentence ("To determine whether X.",
+    "Cohort study.") or where the code is ("Our code is available at ...")."""
+    text = sentence.strip()
+    return (
+        len(sentence.split()) < _MIN_WORDS
+        or bool(_FRAGMENT.match(text))
+        or bool(_AVAILABILITY.match(text))
+    )

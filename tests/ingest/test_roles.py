@@ -173,6 +173,13 @@ def test_sentences_shown_never_carry_their_heading() -> None:
         ("To test this, we ran a trial of 80 nurses.", False),
         ("To address the remaining challenges, Zuo et al. propose NSPI.", False),
         ("Naps cut medication errors by a third.", False),
+        # Where the code is answers nothing; "Zhao et al.'s main code is available in the
+        # supplementary materials." answered an off-topic question before.
+        ("Our main code is available in the supplementary materials.", True),
+        ("We will make our code publicly available online.", True),
+        ("Source code and a comprehensive user manual are freely available at http://x.org.", True),
+        ("Data for efficacy analysis were available for 249 patients.", False),
+        ("Code generation models are available to everyone but fail on long programs.", False),
     ],
 )
 def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> None:
