@@ -24,16 +24,17 @@ already matches through its stem ("clusterring" stems as "clustering" does) is l
 spelling such words out also rewrote correct terms the English list lacks ("cytokine",
 "kinases") on SciFact.
 
-A clipped word is read as the word it clips: "math reasoning" as "mathematics reasoning", "stats"
-as "statistics", "config" as "configuration". Without that, "math" counted as a topic word no
-paper uses and the question was answered "no paper on this" while three papers are on
-mathematical reasoning. A lowercase word of `CLIP_MIN_LENGTH` letters or more that no paper
-holds is read as the English word (from the same word list) that starts with it (or with its
-stem: "maths", "stats"), whose stem the collection holds, and whose MiniLM vector is nearest
-its own, when that cosine reaches `CLIP_MIN_COSINE`. That threshold was chosen on the fitting
-part of labelled pairs ("repo"/"report" no, "repo"/"repository" yes; bench/data/clipped_words.jsonl,
-bench/answers/spelling.py, bench/results/spelling.md): the nearest English word is how a word the
-collection holds in several families ("stat": state, statistics, static) gets the one meant.
+A clipped word is read as the word it clips: "math reasoning" as "mathematics reasoning",
+"config" as "configuration". Without that, "math" counted as a topic word no paper uses and the
+question was answered "no paper on this" while three papers are on mathematical reasoning. A
+lowercase word of `CLIP_MIN_LENGTH` letters or more is read so when no paper holds it, it is no
+English word ("hand" is no clipping of "handle"; so "maths", "stats" and "info" stay as typed),
+and it is not joined by a hyphen ("intra-tumoural"). It is read as the English word (same word
+list) that starts with it or with its stem, whose stem the collection holds, and whose MiniLM
+vector is nearest its own, when that cosine reaches `CLIP_MIN_COSINE`: the nearest word is how a
+prefix the collection holds in several families gets the one meant. That threshold was chosen
+on the fitting part of labelled pairs ("repo"/"report" no, "repo"/"repository" yes;
+bench/data/clipped_words.jsonl, bench/answers/spelling.py, bench/results/spelling.md).
 """
 
 from __future__ import annotations
