@@ -45,12 +45,10 @@ from bench.citations import stance_data  # noqa: E402
 from bench.citations.stance_eval import is_rationale  # noqa: E402
 from rag import api  # noqa: E402
 from rag.answer import pipeline  # noqa: E402
-from rag.answer.compose import own_vectors  # noqa: E402
 from rag.answer.evidence import paper_sentences  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.ingest import wanted as wanted_module  # noqa: E402
 from rag.ingest.roles import sentence_roles  # noqa: E402
-from rag.ingest.wanted import shared_with_others  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -199,14 +197,6 @@ class Case:
     evidence: Any  # rag.answer.evidence.Evidence of the labelled paper
     relevance: Any  # rag.answer.relevance.RelevanceCheck of the answer
     targets: set[str]
-    shared: Any = None  # each sentence's likeness to the answer's other papers (or None)
-
-
-def shared_of(evidence: list[Any], paper_id: str) -> Any:
-    """The `shared` feature of one evidence paper's sentences, as the composer computes it."""
-    alike = shared_with_others([own_vectors(ev) for ev in evidence])
-    pairs = zip(evidence, alike, strict=True)
-    return next((a for ev, a in pairs if ev.hit.paper.id == paper_id), None)
 
 
 def captured(index: Index, question: str) -> tuple[list[Any], Any, str] | None:
@@ -236,7 +226,7 @@ def seed_cases(index: Index, split: str) -> list[Case]:
             if ev.hit.paper.authors and ev.hit.paper.authors[0] == q["paper"]:
                 sents = paper_sentences(ev.hit.paper)
                 targets = {sents[closest(w, sents)] for w in [q["want"], *q["also_ok"]]}
-                cases.append(Case(got[2], ev, got[1], targets, shared_of(got[0], ev.hit.paper.id)))
+                cases.append(Case(got[2], ev, got[1], targets))
     return cases
 
 
@@ -256,7 +246,7 @@ def scifact_cases(index: Index, parts: tuple[str, ...]) -> list[Case]:
             if doc in rationale:
                 sents = paper_sentences(ev.hit.paper)
                 targets = {s for s in sents if is_rationale(s, rationale[doc])}
-                cases.append(Case(got[2], ev, got[1], targets, shared_of(got[0], ev.hit.paper.id)))
+                cases.append(Case(got[2], ev, got[1], targets))
                 break
     return cases
 

@@ -71,7 +71,7 @@ def record(
     if vectors is None or voiced:
         vectors = rel.embedder.embed(sentences)
     cosines = vectors @ rel.vector
-    shared = case.shared if case.shared is not None else np.zeros(len(pairs))
+    shared = ev.shared if ev.shared is not None else np.zeros(len(pairs))
     rows = []
     for (s, role), cosine, alike in zip(pairs, cosines, shared, strict=True):
         share = term_share(rel.terms, s)
@@ -137,8 +137,7 @@ def aim_cases(index: Index) -> dict[str, list[AimCase]]:
                         s for s, r in paper_sentence_roles(paper) if r in ("result", "conclusion")
                     }
                     part = "aims held_out" if zlib.crc32(paper.id.encode()) % 3 == 0 else "aims fit"
-                    shared = finding_first.shared_of(got[0], paper.id)
-                    case = finding_first.Case(got[2], ev, got[1], targets, shared)
+                    case = finding_first.Case(got[2], ev, got[1], targets)
                     out[part].append((case, voiced))
     return out
 

@@ -15,15 +15,13 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-import numpy as np
-
 from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
 from rag.answer.discourse import standalone
 from rag.answer.evidence import Evidence, paper_sentence_roles
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
-from rag.ingest.wanted import choice_scores, is_fragment, shared_with_others
+from rag.ingest.wanted import choice_scores, is_fragment
 
 
 class Kind(StrEnum):
@@ -137,16 +135,9 @@ class Choice:
     states_it: bool  # states the dataset / number asked for (always True for other kinds)
 
 
-def choose(
-    question: str,
-    kind: Kind,
-    relevance: RelevanceCheck,
-    ev: Evidence,
-    shared: np.ndarray | None = None,
-) -> Choice | None:
+def choose(question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence) -> Choice | None:
     """Return the sentence of `ev`'s paper that answers `question`, of `kind` (None: none is
-    about the question). `shared`: each sentence's likeness to the answer's other papers
-    (`rag.ingest.wanted.shared_with_others`)."""
+    about the question)."""
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
         return None
@@ -158,6 +149,7 @@ def choose(
     method = method_name(ev.hit.paper.abstract)
     # Among the sentences that pass the gate, the fitted choice (rag/ingest/wanted.py) orders
     # them: the role the question wants, its words, where the sentence sits, ...
+    shared = ev.shared if ev.shared is not None and len(ev.shared) == len(pairs) else None
     ranks = choice_scores(question, pairs, cosines, shared=shared)
     best: tuple[tuple[bool, float], Choice] | None = None
     for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
@@ -178,13 +170,6 @@ def choose(
         if best is None or (first, float(rank)) > best[0]:
             best = ((first, float(rank)), Choice(ev.n, sentence, about, states))
     return best[1] if best else None
-
-
-def own_vectors(ev: Evidence) -> np.ndarray | None:
-    """Return the vectors of every sentence of `ev`'s paper, when the evidence holds them."""
-    if ev.vectors is None or len(ev.vectors) != len(paper_sentence_roles(ev.hit.paper)):
-        return None
-    return ev.vectors
 
 
 def checked_as_cited(text: str, n: int, checker: CitationChecker) -> CheckedSentence | None:
@@ -247,11 +232,10 @@ def compose(
     kind = question_kind(question)
     states = kind not in (Kind.DATASET, Kind.NUMBER)
     choices = []
-    shared = shared_with_others([own_vectors(ev) for ev in evidence])
-    for ev, alike in zip(evidence, shared, strict=True):
+    for ev in evidence:
         if ev.n in skip:
             continue
-        choice = choose(question, kind, relevance, ev, alike)
+        choice = choose(question, kind, relevance, ev)
         if choice is None and every:
             choice = Choice(ev.n, ev.best_sentence, 0.0, states)
         if choice is not None:

@@ -309,8 +309,8 @@ def rule_rewrite(
     papers = _unique(_cited(last, k, resolve) for k in wanted)
     if found is not None and _OTHERS_REF.fullmatch(found.group()):
         shown = {p.id for p in papers}
-        others = [p for p in _the_set(turns, resolve) if p.id not in shown]
         topic = _set_turn(turns)
+        others = [p for p in _papers_of(topic, resolve) if p.id not in shown]
         if not others and papers and topic is not None:
             # The set showed every paper it had: the others are the rest of the collection
             # on the set's own question ("graph neural networks with noisy labels").

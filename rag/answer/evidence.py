@@ -78,6 +78,9 @@ class Evidence:
     # Every evidence-worthy sentence of the paper and its vector, computed once here and
     # reused by the citation check (None: not computed).
     vectors: np.ndarray | None = field(default=None, compare=False, repr=False)
+    # Each of those sentences' likeness to the answer's other papers
+    # (`rag.ingest.wanted.shared_with_others`), for the composer's choice (None: not computed).
+    shared: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def best_sentence(self) -> str:
@@ -124,6 +127,7 @@ def select_evidence(
                 sentences=tuple(pairs[i][0] for i in keep),
                 scores=tuple(float(scores[i]) for i in keep),
                 vectors=paper_vectors,
+                shared=shared[n - 1],
             )
         )
     return chosen
