@@ -33,7 +33,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from rag.evaluation import read_qrels, read_queries, score_run  # noqa: E402
 from rag.index.embedding import load_embedder  # noqa: E402
-from rag.index.late_chunking import Pooling, pool, token_states  # noqa: E402
+from rag.index.late_chunking import Pooling, native_bfloat16, pool, token_states  # noqa: E402
 from rag.index.lexical import BM25Index, paper_text  # noqa: E402
 from rag.index.retrieve import CANDIDATES, DENSE_PASSAGES, _fuse  # noqa: E402
 from rag.ingest.chunking import passages  # noqa: E402
@@ -133,6 +133,22 @@ def main() -> int:
         default=None,
         help="word pieces a pass reads (default: the model's limit, 256)",
     )
+    parser.add_argument(
+        "--plan",
+        choices=["overlap", "balanced"],
+        default="overlap",
+        help="passes past the limit: overlapping rests, or balanced passes cut at sentences",
+    )
+    parser.add_argument(
+        "--title-context",
+        action="store_true",
+        help="every pass after the first reads the title's pieces first",
+    )
+    parser.add_argument(
+        "--float32",
+        action="store_true",
+        help="late passes in float32 even where the CPU computes bfloat16 natively",
+    )
     parser.add_argument("--skip-windows", action="store_true", help="no independent windows")
     parser.add_argument("--out", default="late_chunking")
     args = parser.parse_args()
@@ -175,6 +191,7 @@ def main() -> int:
             report("windows", unragged(saved), float(saved["seconds"]), window=w)
 
     pass_tokens = args.pass_tokens or int(model.max_seq_length)
+    bfloat16 = native_bfloat16() and not args.float32
     for overlap in args.overlap:
 
         def encode(overlap: int = overlap) -> dict[str, np.ndarray]:
@@ -183,13 +200,21 @@ def main() -> int:
                 [c.document for c in cuts[120]],
                 overlap=overlap,
                 pass_tokens=pass_tokens,
+                sentence_starts=(
+                    [c.sentence_starts for c in cuts[120]] if args.plan == "balanced" else None
+                ),
+                title_ends=[c.title_end for c in cuts[120]] if args.title_context else None,
+                bfloat16=bfloat16,
             )
             out = ragged([s.astype(np.float16) for s, _ in got])
             out["offsets"] = np.concatenate([o for _, o in got])
             return out
 
         width = f"-{args.pass_tokens}" if args.pass_tokens else ""
-        saved = cached(args.cache / f"tokens-{overlap}{width}.npz", encode)
+        name = f"tokens-{overlap}{width}" if args.plan == "overlap" else f"balanced{width}"
+        name += "-titled" if args.title_context else ""
+        name += "-bf16" if bfloat16 else ""
+        saved = cached(args.cache / f"{name}.npz", encode)
         states = [s.astype(np.float32) for s in unragged(saved)]
         offsets = unragged(saved, "offsets")
         seconds = float(saved["seconds"])
@@ -203,8 +228,11 @@ def main() -> int:
                 vectors,
                 seconds,
                 window=w,
-                overlap=overlap,
+                overlap=(overlap if args.plan == "overlap" else "balanced")
+                if not args.title_context
+                else f"{overlap if args.plan == 'overlap' else 'balanced'}, titled",
                 pass_tokens=pass_tokens,
+                precision="bfloat16" if bfloat16 else "float32",
                 title_weight=title,
                 document_weight=blend,
             )

@@ -20,6 +20,7 @@ from rag.index.embedding import (
     load_query_embedder,
     prepare_query_embedder,
 )
+from rag.index.late_chunking import METHOD as LATE_METHOD
 from rag.index.lexical import BM25Index, fingerprint, paper_text
 from rag.index.model_files import model_dimension, model_name
 from rag.index.store import ChromaStore
@@ -29,6 +30,12 @@ from rag.records import Paper
 from rag.settings import Settings
 
 log = logging.getLogger(__name__)
+
+
+def recorded_method(setting: str) -> str:
+    """Return what an index records for passage vectors made by a `passage_vectors` setting."""
+    return LATE_METHOD if setting == "late" else setting
+
 
 GENERATION_FILE = ".generation"  # rewritten by every write: other processes then reopen
 WRITING_FILE = ".writing"  # present from a write's start until its new token is in place
@@ -127,6 +134,19 @@ class Index:
             )
         return loaded
 
+    def _new_method(self) -> str:
+        """The passage method of a new index when the setting is unset: late, when the
+        ingest embedder can pool (sentence-transformers always can), else windows."""
+        given = self._ingest_embedder
+        return "late" if given is None or hasattr(given, "embed_late") else "windows"
+
+    @property
+    def passage_vectors(self) -> str:
+        """How this index's ingests make passage vectors: the setting, else as it was built."""
+        if self.settings.passage_vectors:
+            return self.settings.passage_vectors
+        return "windows" if self.store.passage_method == "windows" else "late"
+
     def check_passage_method(self) -> None:
         """Refuse to add passage vectors made otherwise than those the index holds.
 
@@ -134,16 +154,26 @@ class Index:
         mixing two kinds of passage vectors in one collection would rank papers unevenly.
 
         Raises:
-            IndexMismatchError: the index was built with another `passage_vectors` method.
+            IndexMismatchError: the index was built with another `passage_vectors` method,
+                or with one this version no longer makes.
         """
-        built, wanted = self.store.passage_method, self.settings.passage_vectors
-        if built != wanted:
+        built, wanted = self.store.passage_method, recorded_method(self.passage_vectors)
+        if built == wanted:
+            return
+        if built not in ("windows", LATE_METHOD):
             raise IndexMismatchError(
                 f"The index at {self.store.location} holds passage vectors made by the "
-                f"{built!r} method, not {wanted!r}: set RAG_PASSAGE_VECTORS={built} (or "
-                f'passage_vectors = "{built}" in rag.toml) to add to it, or ingest into a '
-                "new --index to rebuild it with the other method."
+                f"{built!r} method, which this version no longer makes: ingest into a new "
+                "--index to rebuild it (searching it still works)."
             )
+        name = self.passage_vectors
+        setting = "windows" if built == "windows" else "late"
+        raise IndexMismatchError(
+            f"The index at {self.store.location} holds passage vectors made by the "
+            f"{setting!r} method, not {name!r}: unset RAG_PASSAGE_VECTORS (or set "
+            f"RAG_PASSAGE_VECTORS={setting}) to add to it, or ingest into a new --index to "
+            "rebuild it with the other method."
+        )
 
     @property
     def bm25_dir(self) -> Path:
@@ -191,7 +221,7 @@ class Index:
             dim,
             server=ChromaServer.from_settings(self.settings),
             create=create,
-            passage_method=self.settings.passage_vectors,
+            passage_method=recorded_method(self.settings.passage_vectors or self._new_method()),
         )
 
     def _read_generation(self) -> str:

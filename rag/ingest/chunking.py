@@ -30,13 +30,15 @@ class Passages:
 
     `document` is what late chunking encodes once: the title prefix ("Title. "), then the
     abstract as given. Each passage has its text (as stored and shown) and the character span
-    of its sentences in `document`; `title_end` is where the title prefix ends (0 without).
+    of its sentences in `document`; `title_end` is where the title prefix ends (0 without);
+    `sentence_starts` is where each sentence of `document` starts, the title's included.
     """
 
     document: str
     texts: list[str]
     spans: list[tuple[int, int]]
     title_end: int = 0
+    sentence_starts: tuple[int, ...] = (0,)
 
 
 def chunk_paper(
@@ -74,6 +76,7 @@ def passages(
         texts=[prefix + " ".join(sentences[i] for i in w) for w in windows],
         spans=[(where[w[0]][0], where[w[-1]][1]) for w in windows],
         title_end=len(prefix),
+        sentence_starts=tuple(sorted({0, *(start for start, _ in where)})),
     )
 
 

@@ -72,7 +72,7 @@ def _passage_vectors(index: Index, papers: list[Paper]) -> tuple[list[tuple[str,
     pooled from one encode of the paper's whole text ("late", `rag.index.late_chunking`).
     """
     embedder = index.ingest_embedder
-    if index.settings.passage_vectors == "windows":
+    if index.passage_vectors == "windows":
         chunks = [(p.id, text) for p in papers for text in chunk_paper(p)]
         return chunks, embedder.embed([text for _, text in chunks])
     embed_late = getattr(embedder, "embed_late", None)
@@ -82,7 +82,9 @@ def _passage_vectors(index: Index, papers: list[Paper]) -> tuple[list[tuple[str,
             "(passage_vectors = 'late'): use passage_vectors = 'windows'."
         )
     cut = [passages(p) for p in papers]
-    per_paper = embed_late([LateDocument(c.document, c.spans, c.title_end) for c in cut])
+    per_paper = embed_late(
+        [LateDocument(c.document, c.spans, c.title_end, c.sentence_starts) for c in cut]
+    )
     chunks = [(p.id, text) for p, c in zip(papers, cut, strict=True) for text in c.texts]
     return chunks, np.concatenate(per_paper).astype(np.float32)
 

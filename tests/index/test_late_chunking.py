@@ -8,9 +8,12 @@ import numpy as np
 import pytest
 
 from rag.index.late_chunking import (
-    OVERLAP_TOKENS,
+    PASS_TOKENS,
+    POOLING,
     LateDocument,
     Pooling,
+    late_vectors,
+    plan_balanced,
     plan_passes,
     pool,
     token_states,
@@ -52,6 +55,26 @@ def test_passes_cover_every_token_and_start_on_a_word() -> None:
     assert covered == set(range(10))
 
 
+def test_balanced_passes_read_each_token_once_and_cut_at_sentences() -> None:
+    words = [i % 3 != 2 for i in range(600)]  # every third piece continues a word
+    sentences = [i % 37 == 0 for i in range(600)]
+    assert plan_balanced(words, sentences, limit=600) == [(0, 600)]
+    plan = plan_balanced(words, sentences, limit=254)
+    assert len(plan) == 3  # the fewest passes of at most 254
+    assert plan[0][0] == 0 and plan[-1][1] == 600
+    for (_, end), (start, _) in itertools.pairwise(plan):
+        assert start == end and sentences[start]  # no token read twice; cut at a sentence
+    lengths = [b - a for a, b in plan]
+    assert max(lengths) <= 254 and min(lengths) >= 150  # near-equal, no short remnant
+
+
+def test_balanced_passes_cut_at_a_word_when_no_sentence_fits() -> None:
+    words = [i % 2 == 0 for i in range(300)]
+    plan = plan_balanced(words, [i == 0 for i in range(300)], limit=200)
+    (_, cut), (start, end) = plan
+    assert cut == start == 150 and end == 300 and words[cut]
+
+
 def test_each_window_has_its_span_in_the_whole_text() -> None:
     abstract = " ".join(f"Sentence number {i} says something about topic {i}." for i in range(40))
     paper = Paper(id="p", authors=("A. Author",), abstract=abstract, title="A title")
@@ -63,7 +86,7 @@ def test_each_window_has_its_span_in_the_whole_text() -> None:
 
 
 @pytest.mark.slow
-def test_one_pass_vectors_equal_the_mean_of_that_pass_token_states() -> None:
+def test_each_pass_reads_the_title_then_whole_sentences_as_encoding_that_text_would() -> None:
     from rag.index.embedding import load_embedder
 
     embedder = load_embedder()
@@ -75,40 +98,65 @@ def test_one_pass_vectors_equal_the_mean_of_that_pass_token_states() -> None:
     offsets = np.array(whole["offset_mapping"])
     ids = whole.word_ids()
     starts = [i == 0 or ids[i] != ids[i - 1] for i in range(len(ids))]
-    plan = plan_passes(starts, model.max_seq_length - 2, OVERLAP_TOKENS)
-    assert len(plan) == 2  # 254 word pieces, then the rest
+    sentences = [int(a) in cut.sentence_starts for a, _ in offsets]
+    title = int((offsets[:, 1] <= cut.title_end).sum())
+    plan = plan_balanced(starts[title:], sentences[title:], PASS_TOKENS - 2 - title)
+    plan = [(a + title if a else 0, b + title) for a, b in plan]
+    assert len(plan) >= 3 and all(sentences[a] for a, _ in plan[1:])  # cut at sentences
 
-    encoded: list[int] = []
+    batches: list[int] = []
     original = model.encode
+    forward = model.forward
 
-    def counting(texts, **kwargs):  # type: ignore[no-untyped-def]
-        encoded.append(len(texts))
-        return original(texts, **kwargs)
+    def counting(features, **kwargs):  # type: ignore[no-untyped-def]
+        batches.append(int(features["input_ids"].shape[0]))
+        return forward(features, **kwargs)
 
-    model.encode = counting
+    model.forward = counting
     try:
-        (vectors,) = embedder.embed_late([LateDocument(cut.document, cut.spans, cut.title_end)])
+        (vectors,) = embedder.embed_late(
+            [LateDocument(cut.document, cut.spans, cut.title_end, cut.sentence_starts)]
+        )
     finally:
-        del model.encode
-    assert encoded == [2]  # one encoder call, one pass each
+        del model.forward
+    assert batches == [len(plan)]  # one encoder batch, one pass each
     assert vectors.shape == (len(cut.texts), embedder.dim)
 
-    def mean_in_pass(first: int, last: int, span: tuple[int, int]) -> np.ndarray:
-        """The mean state, within the pass over tokens first:last, of the span's tokens."""
+    ((states, _),) = token_states(
+        model,
+        [cut.document],
+        pass_tokens=PASS_TOKENS,
+        sentence_starts=[cut.sentence_starts],
+        title_ends=[cut.title_end],
+        bfloat16=False,
+    )
+    for first, last in plan[1:]:
         a, b = int(offsets[first][0]), int(offsets[last - 1][1])
-        states = original(cut.document[a:b], output_value="token_embeddings")
-        states = states.float().numpy()[1:-1]
-        mine = tokenizer(cut.document[a:b], add_special_tokens=False, return_offsets_mapping=True)
-        where = np.array(mine["offset_mapping"]) + a
-        inside = (where[:, 0] < span[1]) & (where[:, 1] > span[0])
-        assert inside.sum() > 20
-        return _unit(states[inside].mean(axis=0))
+        alone = original(
+            cut.document[: cut.title_end] + cut.document[a:b], output_value="token_embeddings"
+        )
+        alone = alone.float().numpy()[1:-1]
+        assert len(alone) == title + last - first  # the title's pieces, then the pass's own
+        assert np.allclose(states[first:last], alone[title:], atol=1e-4)
+    expected = pool(states, offsets, cut.spans, cut.title_end, POOLING)
+    # ingest runs in bfloat16 where the CPU has it: the same vectors within rounding
+    assert np.min(np.sum(vectors * expected, axis=1)) > 0.9999
 
-    (_, end1), (start2, end2) = plan
-    assert cut.spans[0][1] <= offsets[start2][0]  # the first window: only the first pass
-    assert np.allclose(vectors[0], mean_in_pass(0, end1, cut.spans[0]), atol=1e-5)
-    assert cut.spans[-1][0] >= offsets[end1][0]  # the last window: only the second pass
-    assert np.allclose(vectors[-1], mean_in_pass(start2, end2, cut.spans[-1]), atol=1e-5)
+
+@pytest.mark.slow
+def test_bfloat16_passes_give_the_float32_vectors_within_rounding() -> None:
+    from rag.index.embedding import load_embedder
+
+    model = load_embedder()._model
+    abstract = " ".join(
+        f"Dose {i} of drug {i} lowered blood pressure by {i} mmHg." for i in range(30)
+    )
+    cut = passages(Paper(id="p", authors=("A. Author",), abstract=abstract, title="Doses"))
+    document = [LateDocument(cut.document, cut.spans, cut.title_end, cut.sentence_starts)]
+    (exact,) = late_vectors(model, document, bfloat16=False)
+    (rounded,) = late_vectors(model, document, bfloat16=True)
+    assert len(exact) > 1 and not np.array_equal(exact, rounded)
+    assert np.min(np.sum(exact * rounded, axis=1)) > 0.9999
 
 
 @pytest.mark.slow
@@ -124,7 +172,9 @@ def test_late_vectors_stay_close_to_windows_encoded_on_their_own() -> None:
         "attacks by a third. Side effects were rare.",
     )
     cut = passages(paper)
-    (late,) = embedder.embed_late([LateDocument(cut.document, cut.spans, cut.title_end)])
+    (late,) = embedder.embed_late(
+        [LateDocument(cut.document, cut.spans, cut.title_end, cut.sentence_starts)]
+    )
     alone = embedder.embed(cut.texts)
     assert float(late[0] @ alone[0]) > 0.9  # the same text read in context
 

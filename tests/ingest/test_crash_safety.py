@@ -32,12 +32,19 @@ from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 
 class Announcing(FakeEmbedding):
+    def announce(self):
+        print("batch", flush=True)
+        if self.calls >= 2:
+            time.sleep(60)
+
     def embed(self, texts):
         if len(texts) > 1:
-            print("batch", flush=True)
-            if self.calls >= 2:
-                time.sleep(60)
+            self.announce()
         return super().embed(texts)
+
+    def embed_late(self, documents):
+        self.announce()
+        return super().embed_late(documents)
 
 index = Index(Settings(index_dir={index!r}), Announcing(), create=True)
 ingest([{corpus!r}], index)
@@ -114,6 +121,11 @@ def test_ctrl_c_twice_still_waits_for_the_batch_being_written(
             if len(texts) > 1 and self.calls >= 1:
                 raise KeyboardInterrupt  # the first Ctrl+C, while batch 2 embeds
             return super().embed(texts)
+
+        def embed_late(self, documents):  # type: ignore[no-untyped-def]
+            if self.calls >= 1:
+                raise KeyboardInterrupt  # the first Ctrl+C, while batch 2 embeds
+            return super().embed_late(documents)
 
     index = Index(Settings(index_dir=tmp_path / "index"), StopsOnSecondBatch(), create=True)
     real_add, real_wait = index.store.add, pipeline.wait

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rag.errors import ConfigError, IndexMismatchError
+from rag.index.late_chunking import METHOD
 from rag.index.paper_index import Index
 from rag.index.retrieve import search
 from rag.ingest.pipeline import ingest
@@ -19,6 +20,10 @@ def _late(settings: Settings) -> Settings:
     return settings.model_copy(update={"passage_vectors": "late"})
 
 
+def _windows(settings: Settings) -> Settings:
+    return settings.model_copy(update={"passage_vectors": "windows"})
+
+
 def test_late_ingest_pools_every_window_from_one_pass_and_records_it(
     settings: Settings, seeds_copy: Path
 ) -> None:
@@ -26,11 +31,11 @@ def test_late_ingest_pools_every_window_from_one_pass_and_records_it(
     index = Index(_late(settings), fake, create=True)
     assert ingest([seeds_copy], index).added == 40
     assert (fake.late_documents, fake.texts_embedded) == (40, 0)  # one document per paper
-    assert index.store.chunks.metadata["passage_method"] == "late"
-    assert Index(settings, FakeEmbedding()).store.passage_method == "late"  # as reopened
+    assert index.store.chunks.metadata["passage_method"] == METHOD
+    assert Index(settings, FakeEmbedding()).store.passage_method == METHOD  # as reopened
 
     windows = Index(
-        settings.model_copy(update={"index_dir": settings.index_dir.with_name("w")}),
+        _windows(settings).model_copy(update={"index_dir": settings.index_dir.with_name("w")}),
         FakeEmbedding(),
         create=True,
     )
@@ -45,7 +50,7 @@ def test_adding_papers_made_the_other_way_is_refused_before_any_write(
     settings: Settings, seeds_copy: Path, tmp_path: Path
 ) -> None:
     first = sorted(seeds_copy.iterdir())[0]
-    ingest([first], Index(settings, FakeEmbedding(), create=True))
+    ingest([first], Index(_windows(settings), FakeEmbedding(), create=True))
     count = Index(settings, FakeEmbedding()).store.count()
     fake = FakeEmbedding()
     late = Index(_late(settings), fake, create=True)  # an existing index keeps its record
@@ -57,6 +62,45 @@ def test_adding_papers_made_the_other_way_is_refused_before_any_write(
     assert (fake.calls, Index(settings, FakeEmbedding()).store.count()) == (0, count)
     # Reading never minds: queries are embedded the same way for either method.
     assert search(late, "graph neural networks", k=1)
+
+
+def test_a_new_index_is_late_and_an_unset_method_follows_the_index(
+    settings: Settings, seeds_copy: Path
+) -> None:
+    first, second = sorted(seeds_copy.iterdir())
+    assert settings.passage_vectors is None
+    fake = FakeEmbedding()
+    ingest([first], Index(settings, fake, create=True))
+    assert (Index(settings, FakeEmbedding()).store.passage_method, fake.texts_embedded) == (
+        METHOD,
+        0,
+    )
+    older = settings.model_copy(update={"index_dir": settings.index_dir.with_name("old")})
+    ingest([first], Index(_windows(older), FakeEmbedding(), create=True))
+    fake = FakeEmbedding()
+    report = ingest([second], Index(older, fake))  # unset: adds windows, as the index holds
+    assert report.added > 0 and fake.late_documents == 0 and fake.texts_embedded > 0
+
+
+def test_an_index_of_the_earlier_late_plan_is_refused_with_a_rebuild_message(
+    settings: Settings, seeds_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = sorted(seeds_copy.iterdir())
+    with monkeypatch.context() as earlier:  # the first late plan recorded the setting's name
+        earlier.setattr("rag.index.paper_index.recorded_method", lambda setting: setting)
+        index = Index(_late(settings), FakeEmbedding(), create=True)
+        ingest([first], index)
+    assert index.store.chunks.metadata["passage_method"] == "late"
+    count = index.store.count()
+    for wanted in (settings, _late(settings)):
+        fake = FakeEmbedding()
+        reopened = Index(wanted, fake)
+        with pytest.raises(IndexMismatchError) as caught:
+            ingest([second], reopened)
+        assert "'late'" in str(caught.value) and "no longer makes" in str(caught.value)
+        assert "new --index" in str(caught.value)
+        assert (fake.calls, Index(settings, FakeEmbedding()).store.count()) == (0, count)
+        assert search(reopened, "graph neural networks", k=1)  # reading still works
 
 
 def test_reingest_of_an_unchanged_late_corpus_loads_no_model(
@@ -84,6 +128,11 @@ def test_an_embedder_that_cannot_pool_is_a_clear_error(
 
     with pytest.raises(ConfigError, match="passage_vectors = 'windows'"):
         ingest([seeds_copy], Index(_late(settings), WindowsOnly(), create=True))
+    # Unset, a new index takes the method its embedder can make.
+    elsewhere = settings.model_copy(update={"index_dir": settings.index_dir.with_name("w")})
+    index = Index(elsewhere, WindowsOnly(), create=True)
+    assert ingest([seeds_copy], index).added == 40
+    assert index.store.passage_method == "windows"
 
 
 @pytest.mark.slow
@@ -106,7 +155,11 @@ def test_cli_late_ingest_with_the_real_model_then_a_mixed_ingest_is_one_line_err
     )
     assert json.loads(found.output)[0]["citation_key"] == "ju_icgnn"
 
-    mixed = runner.invoke(cli, ["--index", folder, "ingest", str(second)])
+    mixed = runner.invoke(
+        cli, ["--index", folder, "ingest", "--passage-vectors", "windows", str(second)]
+    )
     assert mixed.exit_code == 1
     assert "'late'" in mixed.output and "RAG_PASSAGE_VECTORS=late" in mixed.output
     assert "Traceback" not in mixed.output
+    added = runner.invoke(cli, ["--index", folder, "ingest", str(second)])  # as it was built
+    assert added.exit_code == 0, added.output
