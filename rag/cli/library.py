@@ -40,9 +40,9 @@ NO_ABSTRACT = "no abstract"  # the mark of a title-only record wherever a paper 
 @click.option(
     "--passage-vectors",
     type=click.Choice(["windows", "late"]),
-    help="How passage vectors are made: pooled from one pass over title and abstract (late) "
-    "or each window encoded (windows, slower); default: as the index was built, late for a new "
-    "one. An index keeps its method [env RAG_PASSAGE_VECTORS].",
+    help="How passage vectors are made: each window encoded (windows) or pooled from one pass "
+    "over title and abstract (late, faster); default: as the index was built, windows for a "
+    "new one. An index keeps its method [env RAG_PASSAGE_VECTORS].",
 )
 @click.pass_context
 def ingest(

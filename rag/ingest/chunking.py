@@ -9,8 +9,8 @@ Measured on SciFact train (nDCG@10 of the best passage's cosine per paper, alone
 with BM25 as `rag.index.retrieve` does): 120-word windows 0.683 and 0.746; 80-word windows 0.696 and
 0.744; the whole paper as one text (cut at 256 word pieces) 0.660 and 0.737; single sentences
 without the title 0.658 and 0.736. The same 120-word windows pooled from one pass over the whole
-text (`rag.index.late_chunking`, `passage_vectors = "late"`) reach 0.676 and 0.742
-(bench/retrieval/late_chunking.py).
+text (`rag.index.late_chunking`, `passage_vectors = "late"`) reach 0.675 and 0.745 through the index
+(bench/retrieval/retrieval.py --passages late).
 """
 
 from __future__ import annotations
