@@ -192,6 +192,7 @@ def main() -> int:
 
     pass_tokens = args.pass_tokens or int(model.max_seq_length)
     bfloat16 = native_bfloat16() and not args.float32
+    plan = args.plan if args.plan == "balanced" else None  # the overlap plan names its overlap
     for overlap in args.overlap:
 
         def encode(overlap: int = overlap) -> dict[str, np.ndarray]:
@@ -228,9 +229,7 @@ def main() -> int:
                 vectors,
                 seconds,
                 window=w,
-                overlap=(overlap if args.plan == "overlap" else "balanced")
-                if not args.title_context
-                else f"{overlap if args.plan == 'overlap' else 'balanced'}, titled",
+                overlap=f"{plan or overlap}, titled" if args.title_context else plan or overlap,
                 pass_tokens=pass_tokens,
                 precision="bfloat16" if bfloat16 else "float32",
                 title_weight=title,

@@ -24,6 +24,7 @@ pieces (`_forward`); only the pass plan and the pooling are written here.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -264,16 +265,6 @@ def token_states(
 
 def _special_tokens(tokenizer: Any) -> tuple[list[int], list[int]]:
     """Return the ids the tokenizer puts before and after a text's own (e.g. [CLS], [SEP])."""
-    known = _SPECIAL.get(id(tokenizer))
-    if known is None:
-        known = _SPECIAL[id(tokenizer)] = _wrapping(tokenizer)
-    return known
-
-
-_SPECIAL: dict[int, tuple[list[int], list[int]]] = {}
-
-
-def _wrapping(tokenizer: Any) -> tuple[list[int], list[int]]:
     inner = tokenizer("a", add_special_tokens=False)["input_ids"]
     wrapped = tokenizer("a")["input_ids"]
     at = next(i for i in range(len(wrapped)) if wrapped[i : i + len(inner)] == inner)
@@ -298,8 +289,6 @@ def _forward(
     model: Any, sequences: list[list[int]], batch_size: int, bfloat16: bool = False
 ) -> list[np.ndarray]:
     """Return the token states of each id sequence, batched longest first to pad little."""
-    import contextlib
-
     import torch
 
     tokenizer = model.tokenizer

@@ -32,9 +32,21 @@ from rag.settings import Settings
 log = logging.getLogger(__name__)
 
 
+# A new index's passage method when `passage_vectors` is unset. Late chunking retrieves as well
+# (SciFact nDCG@10 0.745 both) at up to 2.8 times the ingest rate, but the per-paper judgement
+# (`rag.answer.paper_choice`) was fitted on windows' cosines: on a late index its held-out seed
+# questions lose 0.025 recall and 0.02 precision (bench/results/paper_choice.md).
+NEW_INDEX_METHOD = "windows"
+
+
 def recorded_method(setting: str) -> str:
     """Return what an index records for passage vectors made by a `passage_vectors` setting."""
     return LATE_METHOD if setting == "late" else setting
+
+
+def setting_of(recorded: str) -> str:
+    """Return the `passage_vectors` setting that adds to an index recording `recorded`."""
+    return "windows" if recorded == "windows" else "late"
 
 
 GENERATION_FILE = ".generation"  # rewritten by every write: other processes then reopen
@@ -134,22 +146,10 @@ class Index:
             )
         return loaded
 
-    def _new_method(self) -> str:
-        """The passage method of a new index when the setting is unset: windows.
-
-        Late chunking retrieves as well (SciFact nDCG@10 0.745 both) at 2.8 times the ingest
-        rate, but the per-paper judgement (`rag.answer.paper_choice`) was fitted on windows'
-        cosines: on a late index its held-out seed questions lose 0.025 recall and 0.02
-        precision (bench/results/paper_choice.md), so late waits for a refit.
-        """
-        return "windows"
-
     @property
     def passage_vectors(self) -> str:
         """How this index's ingests make passage vectors: the setting, else as it was built."""
-        if self.settings.passage_vectors:
-            return self.settings.passage_vectors
-        return "windows" if self.store.passage_method == "windows" else "late"
+        return self.settings.passage_vectors or setting_of(self.store.passage_method)
 
     def check_passage_method(self) -> None:
         """Refuse to add passage vectors made otherwise than those the index holds.
@@ -170,8 +170,7 @@ class Index:
                 f"{built!r} method, which this version no longer makes: ingest into a new "
                 "--index to rebuild it (searching it still works)."
             )
-        name = self.passage_vectors
-        setting = "windows" if built == "windows" else "late"
+        name, setting = self.passage_vectors, setting_of(built)
         raise IndexMismatchError(
             f"The index at {self.store.location} holds passage vectors made by the "
             f"{setting!r} method, not {name!r}: unset RAG_PASSAGE_VECTORS (or set "
@@ -225,7 +224,7 @@ class Index:
             dim,
             server=ChromaServer.from_settings(self.settings),
             create=create,
-            passage_method=recorded_method(self.settings.passage_vectors or self._new_method()),
+            passage_method=recorded_method(self.settings.passage_vectors or NEW_INDEX_METHOD),
         )
 
     def _read_generation(self) -> str:
