@@ -135,9 +135,27 @@ class Choice:
     states_it: bool  # states the dataset / number asked for (always True for other kinds)
 
 
-def choose(question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence) -> Choice | None:
+# A sentence is taken as already said when its last words are in an earlier answer's text: an
+# answer may rewrite a sentence's opening ("We propose" -> "Ju et al. propose"), not its end.
+_SAID_WORDS = 8
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def already_said(sentence: str, said: str) -> bool:
+    """Whether `sentence` was shown in `said`, earlier answers' text (see `_SAID_WORDS`)."""
+    tail = " ".join(_words(sentence).split()[-_SAID_WORDS:])
+    return bool(tail) and f" {tail} " in f" {_words(said)} "
+
+
+def choose(
+    question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence, said: str = ""
+) -> Choice | None:
     """Return the sentence of `ev`'s paper that answers `question`, of `kind` (None: none is
-    about the question)."""
+    about the question). A sentence already shown in `said` comes after every other one that
+    is about the question."""
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
         return None
@@ -151,7 +169,7 @@ def choose(question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence) -
     # them: the role the question wants, its words, where the sentence sits, ...
     shared = ev.shared if ev.shared is not None and len(ev.shared) == len(pairs) else None
     ranks = choice_scores(question, pairs, cosines, shared=shared)
-    best: tuple[tuple[bool, float], Choice] | None = None
+    best: tuple[tuple[bool, bool, float], Choice] | None = None
     for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
         if not relevance.passes(about) or is_fragment(sentence):
@@ -167,8 +185,9 @@ def choose(question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence) -
         first = kind in (Kind.DATASET, Kind.NUMBER) and bool(
             states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))
         )
-        if best is None or (first, float(rank)) > best[0]:
-            best = ((first, float(rank)), Choice(ev.n, sentence, about, states))
+        key = (first, not (said and already_said(sentence, said)), float(rank))
+        if best is None or key > best[0]:
+            best = (key, Choice(ev.n, sentence, about, states))
     return best[1] if best else None
 
 
@@ -217,6 +236,7 @@ def compose(
     *,
     skip: frozenset[int] = frozenset(),
     every: bool = False,
+    said: str = "",
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
 
@@ -228,6 +248,9 @@ def compose(
         skip: source numbers already answered (by the model's synthesis): no line for them.
         every: a line for every paper, its best sentence when none is about the question
             (the papers a follow-up names: "And the rest?" has no words of its own to match).
+        said: earlier answers' text, when the question follows up on papers shown there
+            ("Tell me more.", "the second one"): a sentence shown there is not repeated while
+            its paper has another one about the question.
     """
     kind = question_kind(question)
     states = kind not in (Kind.DATASET, Kind.NUMBER)
@@ -235,7 +258,7 @@ def compose(
     for ev in evidence:
         if ev.n in skip:
             continue
-        choice = choose(question, kind, relevance, ev)
+        choice = choose(question, kind, relevance, ev, said)
         if choice is None and every:
             choice = Choice(ev.n, ev.best_sentence, 0.0, states)
         if choice is not None:

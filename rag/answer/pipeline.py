@@ -19,7 +19,7 @@ from rag.answer import paper_choice
 from rag.answer.abstention import Decision, decide, question_terms
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.answer.compose import Kind, checked_as_cited, compose, question_kind
-from rag.answer.condense import Condensed, condense
+from rag.answer.condense import Condensed, condense, to_turns
 from rag.answer.discourse import standalone
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
@@ -31,6 +31,7 @@ from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, best_passages, search
 from rag.index.spelling import corrected
 from rag.ingest.naming import author_phrase, method_name, speaker
+from rag.ingest.wanted import names_what_it_wants
 from rag.records import Hit, Paper
 from rag.settings import Settings
 from rag.stance.choose import judge_for
@@ -291,6 +292,11 @@ def answer_stream(
         relevant = [h for h in relevant if h.paper.id not in shown_before]
         hits = [h for h in hits if h.paper.id not in shown_before]
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
+    # "Tell me more.", "the second one": a follow-up on papers already shown gets what was not
+    # said of them yet, where their abstracts have more about the question.
+    said = ""
+    if named and condensed.pick is None and not names_what_it_wants(condensed.original):
+        said = "\n".join(t.answer for t in to_turns(history))
     answerability = None if decision is None else round(decision.probability, 4)
     evidence = select_evidence(
         index.sentence_embedder, query, relevant, settings.evidence_sentences
@@ -370,7 +376,7 @@ def answer_stream(
             notice = _join(notice, prompts.NO_SUPPORTED_SENTENCE)
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
-        composed = compose(query, evidence, checker, relevance, every=named)
+        composed = compose(query, evidence, checker, relevance, every=named, said=said)
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield render.note(composed.note)
@@ -379,7 +385,13 @@ def answer_stream(
         # Below the model's synthesis, one line for each paper the answer uses that it did not
         # cite: a "which papers" answer lists them all, whoever wrote the first sentences.
         composed = compose(
-            query, evidence, checker, relevance, skip=frozenset(render.numbers), every=named
+            query,
+            evidence,
+            checker,
+            relevance,
+            skip=frozenset(render.numbers),
+            every=named,
+            said=said,
         )
         bullets = True
     for line in composed.lines:

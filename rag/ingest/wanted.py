@@ -99,7 +99,7 @@ _AVAILABILITY = re.compile(
     r"(?:code|codes|software|implementation|source\s+code|package|tool)s?"
     r"(?:\s+(?:and|&)(?:\s+[\w-]+){1,4}|\s+(?:for|of)\s+[^.,;]{1,40}?)?"
     r"\s+(?:is|are|will\s+be|has\s+been|have\s+been)\s+(?:\w+\s+){0,2}?"
-    r"(?:available|released|open[- ]sourced)\b"
+    r"(?:available|released|open[- ]sourced|public)\b"
     r"|^we\s+(?:will\s+)?(?:make|release|open[- ]source)\s+(?:our|the|all)\s+"
     r"(?:\w+\s+){0,2}?(?:code|software|implementation)",
     re.IGNORECASE,
@@ -335,6 +335,12 @@ def wanted(question: str) -> Want:
     if _DEFINITION.search(question) and not _ASKS_FINDING.search(question):
         return Want.DEFINITION
     return Want.FINDING
+
+
+def names_what_it_wants(question: str) -> bool:
+    """Whether `question` says what it wants ("what did they find?", "how does it work?", "why?"),
+    as "Tell me more." or "the second one" does not."""
+    return any(p.search(question) for p in (_ASKS_FINDING, _DEFINITION, _MOTIVATION))
 
 
 def relative_position(i: int, n: int) -> float:

@@ -177,9 +177,11 @@ def test_sentences_shown_never_carry_their_heading() -> None:
         # supplementary materials." answered an off-topic question before.
         ("Our main code is available in the supplementary materials.", True),
         ("We will make our code publicly available online.", True),
+        ("Code will be made public.", True),
         ("Source code and a comprehensive user manual are freely available at http://x.org.", True),
         ("Data for efficacy analysis were available for 249 patients.", False),
         ("Code generation models are available to everyone but fail on long programs.", False),
+        ("The trial's results were made public in 2019.", False),
     ],
 )
 def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> None:

@@ -1,0 +1,66 @@
+"""A follow-up on papers already shown gets what was not said of them yet ("Tell me more.")."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.compose import already_said
+from rag.answer.evidence import paper_sentences
+from rag.index.paper_index import Index
+from rag.ingest.wanted import names_what_it_wants
+from tests.answer.chat_turns import chat, first_authors
+
+
+def quoted(index: Index, result, author: str) -> set[str]:  # type: ignore[no-untyped-def]
+    """The abstract sentences of `author`'s paper that `result` shows."""
+    paper = next(p for p in index.papers.values() if p.authors[0] == author)
+    return {s for s in paper_sentences(paper) if already_said(s, result.answer)}
+
+
+def test_a_sentence_is_said_whatever_its_rewritten_opening() -> None:
+    sentence = "We propose ICGNN, which corrects noisy labels with the predictions of neighbours."
+    shown = (
+        "Ju et al. (ICGNN) propose ICGNN, which corrects noisy labels with the predictions of "
+        "neighbours [1]."
+    )
+    assert already_said(sentence, shown)
+    assert not already_said(sentence, "Ju et al. (ICGNN) study noisy labels on graphs [1].")
+    assert not already_said("", shown)
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("Tell me more.", False),
+        ("the second one", False),
+        ("what did they find?", True),
+        ("How does it work?", True),
+        ("Why?", True),
+    ],
+)
+def test_a_follow_up_may_name_what_it_wants(question: str, names: bool) -> None:
+    assert names_what_it_wants(question) is names
+
+
+@pytest.mark.slow
+def test_tell_me_more_shows_a_sentence_not_shown_before(real_seed_index: Index) -> None:
+    first, more, again = chat(
+        real_seed_index, ["Tell me about ConPress.", "Tell me more.", "Tell me more."]
+    )
+    assert first_authors(first) == first_authors(more) == first_authors(again) == ["Jie Deng"]
+    said = quoted(real_seed_index, first, "Jie Deng")
+    more_said = quoted(real_seed_index, more, "Jie Deng")
+    assert said and more_said and said.isdisjoint(more_said)
+    assert quoted(real_seed_index, again, "Jie Deng").isdisjoint(said | more_said)
+
+
+@pytest.mark.slow
+def test_an_ordinal_after_a_list_gives_more_than_the_list_line(real_seed_index: Index) -> None:
+    listed, second = chat(
+        real_seed_index, ["Which papers study graph neural networks?", "the second one"]
+    )
+    author = first_authors(listed)[1]
+    assert first_authors(second) == [author]
+    assert quoted(real_seed_index, second, author).isdisjoint(
+        quoted(real_seed_index, listed, author)
+    )
