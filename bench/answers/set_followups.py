@@ -57,11 +57,14 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 from rag import api, prompts  # noqa: E402
+from rag.answer.condense import condense  # noqa: E402
 from rag.answer.pipeline import Answer, Citation  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.ingest.pipeline import ingest  # noqa: E402
+from rag.ingest.wanted import question_terms  # noqa: E402
 from rag.records import Hit, Paper  # noqa: E402
 from rag.settings import Settings  # noqa: E402
+from rag.text import content_stems  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "set_followups.jsonl"
 RESULTS = ROOT / "bench" / "results"
@@ -232,6 +235,7 @@ def run(
         turns = session["turns"]
         history: list[list[str]] = []
         for i, turn in enumerate(turns):
+            before = list(asker.messages if mode == "chat" else asker.pairs)
             answer, shown = asker.ask(turn)
             history.append(shown)
             row: dict[str, Any] = {
@@ -249,6 +253,8 @@ def run(
                 row["passed"] = set(cited(answer)) == set(turn["relevant"])
             else:
                 row.update(judge(turns, i, answer, history))
+            if row["kind"] == "pick" and not answer.abstained:
+                row.update(quoted_on(turn["q"], before, answer))
             rows.append(row)
             if verbose:
                 mark = "ok  " if row["passed"] else "FAIL"
@@ -260,6 +266,16 @@ def run(
                     flush=True,
                 )
     return rows
+
+
+def quoted_on(question: str, before: list[Any], answer: Answer) -> dict[str, int]:
+    """How many of a pick's quoted lines hold a content word of the pick's own words ("Which
+    one is on graphs?": "graph"), of how many: is each paper quoted on what it was picked for?"""
+    words = condense(question, before).pick or question
+    terms = set(question_terms(words))
+    lines = [x for x in answer.sentences if x.get("shown") and x.get("citations")]
+    held = sum(bool(terms & set(content_stems(x["text"]))) for x in lines)
+    return {"pick_lines": len(lines), "pick_lines_on_words": held}
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -278,6 +294,13 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out["picks whose target the first answer missed"] = {
         "passed": sum(r["passed"] for r in picks),
         "n": len(picks),
+    }
+    out["pick lines on the pick's words"] = {
+        split: {
+            "passed": sum(r.get("pick_lines_on_words", 0) for r in rows if r["split"] == split),
+            "n": sum(r.get("pick_lines", 0) for r in rows if r["split"] == split),
+        }
+        for split in SPLITS
     }
     return out
 
@@ -315,6 +338,13 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
             )
         missed = s["picks whose target the first answer missed"]
         lines += ["", f"Picks whose labelled paper the first answer did not show: {cell(missed)}."]
+        on = s["pick lines on the pick's words"]
+        lines += [
+            "",
+            "Quoted lines of picks that hold a content word of the pick's own words (each picked "
+            f"paper quoted on what it was picked for): fit {cell(on['fit'])}, heldout "
+            f"{cell(on['heldout'])}.",
+        ]
         failed = [r for r in mode["rows"] if not r["passed"] and r["kind"] != "first"]
         lines += ["", f"Failed follow-ups ({len(failed)}):", ""]
         for r in failed:

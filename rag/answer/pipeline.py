@@ -298,8 +298,12 @@ def answer_stream(
     if named and condensed.pick is None and not names_what_it_wants(condensed.original):
         said = "\n".join(t.answer for t in to_turns(history))
     answerability = None if decision is None else round(decision.probability, 4)
+    # A choice among the set is answered on its own words: "Which of them are federated?" wants
+    # each picked paper's sentence on federation, and the papers' names in the standalone
+    # question ("Which of IDFT and Guan et al. are federated?") name no topic.
+    asked = condensed.pick if condensed.pick is not None else query
     evidence = select_evidence(
-        index.sentence_embedder, query, relevant, settings.evidence_sentences
+        index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
     if not evidence:
         said = prompts.NO_OTHER if shown_before else prompts.ABSTAIN
@@ -318,7 +322,7 @@ def answer_stream(
     leak = PromptLeakDetector(prompts.SYSTEM, prompts.CONDENSE_SYSTEM, names=prompts.EXAMPLE_NAMES)
     stance = judge_for(settings.stance, settings)
     checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak, stance)
-    relevance = _relevance_check(index, query, evidence, settings)
+    relevance = _relevance_check(index, asked, evidence, settings)
     render = _Renderer(evidence, settings.unsupported)
     if outside:  # one line first: none of the previous papers; what follows is from elsewhere
         timings.setdefault("first_sentence_s", time.perf_counter() - t0)
@@ -376,7 +380,7 @@ def answer_stream(
             notice = _join(notice, prompts.NO_SUPPORTED_SENTENCE)
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
-        composed = compose(query, evidence, checker, relevance, every=named, said=said)
+        composed = compose(asked, evidence, checker, relevance, every=named, said=said)
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield render.note(composed.note)
@@ -385,7 +389,7 @@ def answer_stream(
         # Below the model's synthesis, one line for each paper the answer uses that it did not
         # cite: a "which papers" answer lists them all, whoever wrote the first sentences.
         composed = compose(
-            query,
+            asked,
             evidence,
             checker,
             relevance,
