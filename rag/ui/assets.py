@@ -76,13 +76,15 @@ CSS = """
 .turn-abstained { color: #475569; }
 .turn-fallback, .turn-note { color: #92400e; }
 .turn-error { color: #b91c1c; }
-#chat .message:has(.turn-abstained) {
+/* On the bubble only: Gradio nests a second ".message" inside it, which would draw a second
+   edge and indent the text again. */
+#chat .message.bot:has(.turn-abstained) {
   border-left: 4px solid #94a3b8 !important; background: #f1f5f9 !important;
 }
-#chat .message:has(.turn-fallback), #chat .message:has(.turn-note) {
+#chat .message.bot:has(.turn-fallback), #chat .message.bot:has(.turn-note) {
   border-left: 4px solid #f59e0b !important;
 }
-#chat .message:has(.turn-error) {
+#chat .message.bot:has(.turn-error) {
   border-left: 4px solid #dc2626 !important; background: #fef2f2 !important;
 }
 #chat .searched { font-size: 0.85rem; color: var(--body-text-color-subdued); font-style: italic; }
@@ -101,7 +103,10 @@ CSS = """
   /* (Gradio prefixes every rule with its container, so the mark sits on the sidebar.) */
   #settings.sidebar:not([data-settled]), #settings:not([data-settled]) .toggle-button,
   .sidebar-parent:has(#settings:not([data-settled])) { transition: none !important; }
-  #chat { height: 360px !important; }
+  /* The chat fills the screen below the title, the question box just under the fold, and an
+     answer takes the chat's whole width (Gradio keeps 60 px beside a bubble). */
+  #chat { height: max(360px, calc(100dvh - 300px)) !important; }
+  #chat .bot-row { max-width: 100% !important; margin-left: 0 !important; margin-right: 0 !important; }
 }
 .draft-sentence .contradicts .badge { background: #b42318; color: #fff; border-radius: 4px;
   padding: 0 0.35rem; font-size: 0.8rem; }

@@ -318,6 +318,19 @@ def test_phone_sidebar_starts_closed_and_the_question_is_answered(
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(PHONE_SCREENSHOT), full_page=True)
 
+    # The chat fills the screen below the title, an answer takes its whole width, and an
+    # abstention's edge is drawn once (Gradio nests a second ".message" in the bubble).
+    chat_box = page.locator("#chat").bounding_box()
+    assert chat_box is not None and chat_box["height"] >= PHONE["height"] / 2, chat_box
+    box.fill(OFF_TOPIC)
+    box.press("Enter")
+    bot = page.locator("#chat [data-testid='bot']")
+    expect(bot.last).to_contain_text("No paper on this", timeout=ANSWER_TIMEOUT_MS)
+    for message in (bot.first, bot.last):
+        width = message.evaluate("(m) => m.closest('.message-row').getBoundingClientRect().width")
+        assert width >= 0.9 * chat_box["width"], (width, chat_box)
+    assert bot.last.evaluate(EDGES) == 1
+
     # Opened, the sidebar's toggle is on the screen too, and closes it again.
     toggle.tap()
     expect(sidebar).to_have_class(re.compile(r"\bopen\b"))
@@ -326,6 +339,11 @@ def test_phone_sidebar_starts_closed_and_the_question_is_answered(
     toggle.tap()
     expect(sidebar).not_to_have_class(re.compile(r"\bopen\b"))
     page.close()
+
+
+# How many boxes of a chat message draw a left edge (a turn kind's 4 px bar).
+EDGES = """(m) => [m.closest('.message-row'), ...m.closest('.message-row').querySelectorAll('*')]
+  .filter((e) => parseFloat(getComputedStyle(e).borderLeftWidth) >= 3).length"""
 
 
 PLACEHOLDER_FITS = """() => {
@@ -386,7 +404,7 @@ def test_abstention_looks_unlike_an_answer(browser: Browser, served: Served) -> 
 
     def look(message: object) -> tuple[str, str]:
         return message.evaluate(  # type: ignore[attr-defined]
-            """(m) => { const s = getComputedStyle(m.closest('.message'));
+            """(m) => { const s = getComputedStyle(m.closest('.message.bot'));
               return [s.borderLeftColor + ' ' + s.borderLeftWidth, s.backgroundColor]; }"""
         )
 
