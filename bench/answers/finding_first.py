@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/answers/finding_first.py scifact TAG --index DIR [--part held_out]
     .venv/bin/python bench/answers/finding_first.py seeds TAG --index DIR [--split heldout]
+    .venv/bin/python bench/answers/finding_first.py lists TAG --index DIR [--split heldout]
     .venv/bin/python bench/answers/finding_first.py report
 
 `scifact`: every SciFact training claim with labelled evidence is asked (`rag ask`, extractive,
@@ -15,6 +16,9 @@ parts are those of `bench/citations/stance_data.py` (fit / calib / held_out by a
 `seeds`: bench/data/role_questions.jsonl over the seed index: the answer's line for the labelled
 paper (the first sentence citing it; in a list, that paper's line) is the labelled `want`
 sentence (or an `also_ok` one), per kind (finding / definition / motivation).
+
+`lists`: the list questions of bench/data/list_lines.jsonl over the seed index: for each
+labelled paper the answer cites, its line is the labelled sentence (or an acceptable one).
 
 The sentence choice these score is fitted by `bench/answers/sentence_choice.py`, which uses
 `seed_cases` and `scifact_cases` below to record what the composer saw.
@@ -53,6 +57,10 @@ from rag.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 ROLE_QUESTIONS = ROOT / "bench" / "data" / "role_questions.jsonl"
+LIST_LINES = ROOT / "bench" / "data" / "list_lines.jsonl"
+PHRASING_NEEDS = ROOT / "bench" / "data" / "phrasing_needs.jsonl"
+# A need's phrasings that ask for a list: each gets the need's labelled line per paper.
+LIST_PHRASINGS = ("which_papers", "what_do_papers_say", "summarize")
 
 
 def words(text: str) -> set[str]:
@@ -230,6 +238,85 @@ def seed_cases(index: Index, split: str) -> list[Case]:
     return cases
 
 
+def list_questions(split: str) -> dict[str, list[dict[str, Any]]]:
+    """The list questions of bench/data/list_lines.jsonl in `split` ("all": both), each with its
+    labelled lines (a need's label holds for each of its `LIST_PHRASINGS`)."""
+    if not LIST_LINES.exists():
+        return {}
+    needs = {
+        n["need"]: n
+        for n in (json.loads(x) for x in PHRASING_NEEDS.read_text(encoding="utf-8").splitlines())
+    }
+    asked: dict[str, list[dict[str, Any]]] = {}
+    for line in (json.loads(x) for x in LIST_LINES.read_text(encoding="utf-8").splitlines()):
+        if split != "all" and line["split"] != split:
+            continue
+        texts = (
+            [needs[line["id"]]["phrasings"][f] for f in LIST_PHRASINGS]
+            if line["form"] == "need"
+            else [line["q"]]
+        )
+        for text in texts:
+            asked.setdefault(text, []).append(line)
+    return asked
+
+
+def wanted_index(line: dict[str, Any], sents: list[str]) -> set[int]:
+    """The places in `sents` of a labelled line's wanted and acceptable sentences."""
+    return {closest(w, sents) for w in [line["want"], *line["also_ok"]]}
+
+
+def list_cases(index: Index, split: str) -> list[Case]:
+    """The labelled line of each relevant paper of a list question (bench/data/list_lines.jsonl:
+    the paper's sentence on the question's topic), for the papers the answer uses."""
+    cases = []
+    for question, lines in list_questions(split).items():
+        if (got := captured(index, question)) is None:
+            continue
+        labelled = {line["paper"]: line for line in lines}
+        for ev in got[0]:
+            line = labelled.get(ev.hit.paper.authors[0] if ev.hit.paper.authors else "")
+            if line is not None:
+                sents = paper_sentences(ev.hit.paper)
+                targets = {sents[i] for i in wanted_index(line, sents)}
+                cases.append(Case(got[2], ev, got[1], targets))
+    return cases
+
+
+def lists(args: argparse.Namespace) -> dict[str, Any]:
+    """Each list question asked; for every labelled paper the answer cites, is its line the
+    labelled sentence (or an acceptable one)?"""
+    settings = Settings(index_dir=Path(args.index))
+    index = Index(settings)
+    by_author = {p.authors[0] if p.authors else "": p for p in index.papers.values()}
+    rows = []
+    for question, lines in list_questions(args.split).items():
+        answer = api.ask(question, index=index, settings=settings, backend=None)
+        for line in lines:
+            text, _ = first_line(answer, line["paper"])
+            sents = [s for s, _ in sentence_roles(by_author[line["paper"]].abstract)]
+            got = closest(text, sents) if text else -1
+            rows.append(
+                {
+                    "q": question,
+                    "paper": line["paper"],
+                    "line": text,
+                    "cited": bool(text),
+                    "ok": got >= 0 and got in wanted_index(line, sents),
+                    "fragment": is_fragment(text),
+                }
+            )
+    cited = [r for r in rows if r["cited"]]
+    return {
+        "set": f"seed lists:{args.split}",
+        "labelled_lines": len(rows),
+        "cited": len(cited),
+        "wanted_line_given_cited": share(sum(r["ok"] for r in cited), len(cited)),
+        "fragments": sum(r["fragment"] for r in cited),
+        "rows": rows,
+    }
+
+
 def scifact_cases(index: Index, parts: tuple[str, ...]) -> list[Case]:
     sentences = stance_data.load_sentences()
     cases = []
@@ -265,11 +352,14 @@ def report(_: argparse.Namespace) -> None:
     ]
     for path in sorted(RESULTS.glob("finding_first_*.json")):
         for result in json.loads(path.read_text()):
-            first = result.get("rationale_first", result.get("wanted_first"))
-            roles = ", ".join(f"{k} {v}" for k, v in sorted(result["first_role"].items()))
+            first = result.get(
+                "rationale_first",
+                result.get("wanted_first", result.get("wanted_line_given_cited")),
+            )
+            roles = ", ".join(f"{k} {v}" for k, v in sorted(result.get("first_role", {}).items()))
             lines.append(
                 f"| {path.stem.removeprefix('finding_first_')} | {result['set']} | "
-                f"{result['asked']} | {first:.3f} | "
+                f"{result.get('asked', result.get('cited'))} | {first:.3f} | "
                 f"{result.get('rationale_first_given_right_paper', '')} | "
                 f"{result.get('cite_rationale', '')} | {roles} | {result['fragments']} |"
             )
@@ -280,7 +370,7 @@ def report(_: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
-    for name, fn in (("scifact", scifact), ("seeds", seeds)):
+    for name, fn in (("scifact", scifact), ("seeds", seeds), ("lists", lists)):
         p = sub.add_parser(name)
         p.add_argument("tag")
         p.add_argument("--index", required=True)

@@ -93,13 +93,16 @@ _FRAGMENT = re.compile(
     re.IGNORECASE,
 )
 # Where the code is, not what the paper found: "Our code is available at https://...", "We will
-# make our code publicly available online.", "Source code is freely available at ...".
+# make our code publicly available online.", "Source code is freely available at ...", "Code
+# released upon publication.".
 _AVAILABILITY = re.compile(
     r"^(?:(?:our|the|all|its)\s+)?(?:(?:main|full|source|complete)\s+)?"
     r"(?:code|codes|software|implementation|source\s+code|package|tool)s?"
     r"(?:\s+(?:and|&)(?:\s+[\w-]+){1,4}|\s+(?:for|of)\s+[^.,;]{1,40}?)?"
-    r"\s+(?:is|are|will\s+be|has\s+been|have\s+been)\s+(?:\w+\s+){0,2}?"
+    r"(?:\s+(?:is|are|will\s+be|has\s+been|have\s+been)\s+(?:\w+\s+){0,2}?"
     r"(?:available|released|open[- ]sourced|public)\b"
+    # A headline without its verb: "Code released upon publication.", "Code available at ...".
+    r"|\s+(?:available|released)\s+(?:upon|at|via|under|from|online|soon)\b)"
     r"|^we\s+(?:will\s+)?(?:make|release|open[- ]source)\s+(?:our|the|all)\s+"
     r"(?:\w+\s+){0,2}?(?:code|software|implementation)",
     re.IGNORECASE,
