@@ -21,6 +21,11 @@ RETRIEVERS = ("hybrid", "dense", "bm25")
 LEXICAL_WEIGHT = 0.3  # share of BM25 in the fused score (0.3 on either half of SciFact train)
 DENSE_PASSAGES = 200  # passages read from Chroma per query before grouping by paper
 CANDIDATES = 100  # papers taken from the BM25 side before fusion
+# On an index of pooled ("late") passage vectors, the first papers are scored again by their
+# windows encoded on their own (`_window_passages`): as many as an answer uses by default
+# (Settings.top_k). Their order and cosines are then those of a windows index: the per-paper
+# judgement of answers on the held-out seed questions is the same, 0.843 / 0.932.
+RESCORED = 10
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,29 @@ def best_passages(
     return best
 
 
+def _window_passages(
+    index: Index, query_vector: np.ndarray, paper_ids: list[str]
+) -> dict[str, tuple[float, str]]:
+    """Return the best passage of each of a few papers, each window encoded on its own.
+
+    Late chunking pools a window's vector from one pass over the whole paper: it finds the
+    papers as well as windows encoded one by one, but its cosines lean towards the paper's
+    overall topic, and the abstention and the per-paper judgement of answers were fitted on a
+    window's own cosine. The windows of the first papers are encoded the first time they are
+    asked for and kept in the index's vector cache, so a late index ingests at one pass per
+    paper and answers as a windows index does.
+    """
+    rows = index.store.passages_of(paper_ids)
+    vectors = index.sentence_embedder.embed([text for _, text, _ in rows])
+    norm = float(np.linalg.norm(query_vector)) or 1.0
+    best: dict[str, tuple[float, str]] = {}
+    for (paper_id, text, _), vector in zip(rows, vectors, strict=True):
+        similarity = float(vector @ query_vector) / ((float(np.linalg.norm(vector)) or 1.0) * norm)
+        if paper_id not in best or similarity > best[paper_id][0]:
+            best[paper_id] = (similarity, text)
+    return best
+
+
 def _fuse(
     index: Index,
     query: str,
@@ -157,7 +185,9 @@ def search(
 
     Returns:
         Hits whose `relevance` is the cosine similarity of the paper's best passage, whichever
-        retriever found it (abstention looks at it), and whose `snippet` is that passage.
+        retriever found it (abstention looks at it), and whose `snippet` is that passage. On an
+        index of pooled passage vectors, the first `RESCORED` papers are ranked and scored by
+        their windows encoded on their own; the others keep their pooled cosine.
 
     Raises:
         ConfigError: `retriever` is not one of the three.
@@ -174,7 +204,18 @@ def search(
         scores = dict(index.bm25().search(query, k, allowed))
     else:
         scores = _fuse(index, query, passages, allowed)
-    top = sorted(scores, key=lambda pid: (-scores[pid], pid))[:k]
+    ranked = sorted(scores, key=lambda pid: (-scores[pid], pid))
+    if retriever != "bm25" and index.store.passage_method != "windows":
+        first = ranked[:RESCORED]
+        exact = _window_passages(index, query_vector, first)
+        passages.update(exact)
+        if retriever == "dense":
+            scores.update({pid: exact[pid][0] for pid in first if pid in exact})
+        else:
+            fused = _fuse(index, query, {pid: exact[pid] for pid in first if pid in exact}, allowed)
+            scores.update({pid: fused[pid] for pid in first if pid in fused})
+        ranked = sorted(first, key=lambda pid: (-scores[pid], pid)) + ranked[len(first) :]
+    top = ranked[:k]
     passages.update(best_passages(index, query_vector, [p for p in top if p not in passages]))
     hits = []
     for rank, pid in enumerate(top, start=1):
