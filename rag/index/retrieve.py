@@ -122,11 +122,11 @@ def _window_passages(
     asked for and kept in the index's vector cache, so a late index ingests at one pass per
     paper and answers as a windows index does.
     """
-    rows = index.store.passages_of(paper_ids)
-    vectors = index.sentence_embedder.embed([text for _, text, _ in rows])
+    rows = index.store.passage_texts(paper_ids)
+    vectors = index.sentence_embedder.embed([text for _, text in rows])
     norm = float(np.linalg.norm(query_vector)) or 1.0
     best: dict[str, tuple[float, str]] = {}
-    for (paper_id, text, _), vector in zip(rows, vectors, strict=True):
+    for (paper_id, text), vector in zip(rows, vectors, strict=True):
         similarity = float(vector @ query_vector) / ((float(np.linalg.norm(vector)) or 1.0) * norm)
         if paper_id not in best or similarity > best[paper_id][0]:
             best[paper_id] = (similarity, text)

@@ -221,6 +221,18 @@ class ChromaStore:
             )
         ]
 
+    def passage_texts(self, paper_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """Return every passage of some papers as (paper id, text), without their vectors."""
+        if not paper_ids:
+            return []
+        got = self.chunks.get(
+            where={"paper_id": {"$in": list(paper_ids)}}, include=["metadatas", "documents"]
+        )
+        return [
+            (str(meta["paper_id"]), str(text))
+            for meta, text in zip(got["metadatas"], got["documents"], strict=True)
+        ]
+
     @property
     def roles_model(self) -> str | None:
         """The fingerprint of the role model that gave the stored sentence roles (None: an

@@ -106,7 +106,9 @@ CSS = """
   /* The chat fills the screen below the title, the question box just under the fold, and an
      answer takes the chat's whole width (Gradio keeps 60 px beside a bubble). */
   #chat { height: max(360px, calc(100dvh - 300px)) !important; }
-  #chat .bot-row { max-width: 100% !important; margin-left: 0 !important; margin-right: 0 !important; }
+  #chat .bot-row {
+    max-width: 100% !important; margin-left: 0 !important; margin-right: 0 !important;
+  }
 }
 .draft-sentence .contradicts .badge { background: #b42318; color: #fff; border-radius: 4px;
   padding: 0 0.35rem; font-size: 0.8rem; }

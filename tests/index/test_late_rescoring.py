@@ -29,23 +29,31 @@ QUESTIONS = (
 )
 
 
-@pytest.fixture(scope="module")
-def real_late_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    folder: Path = tmp_path_factory.mktemp("real-late-index")
-    settings = Settings(index_dir=folder, backend="extractive", passage_vectors="late")
+def _seed_index(folder: Path, method: str) -> Index:
+    settings = Settings(index_dir=folder, backend="extractive", passage_vectors=method)
     index = Index(settings, create=True)
     ingest([SEEDS], index)
     return index
 
 
+@pytest.fixture(scope="module")
+def real_late_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    return _seed_index(tmp_path_factory.mktemp("real-late-index"), "late")
+
+
+@pytest.fixture(scope="module")
+def real_windows_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    return _seed_index(tmp_path_factory.mktemp("real-windows-index"), "windows")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_the_first_papers_get_their_windows_cosine(
-    real_late_index: Index, real_seed_index: Index, question: str
+    real_late_index: Index, real_windows_index: Index, question: str
 ) -> None:
     hits = search(real_late_index, question, k=RESCORED)
-    vector = real_seed_index.embedder.embed([question])[0]
-    own = best_passages(real_seed_index, vector, [h.paper.id for h in hits])
+    vector = real_windows_index.embedder.embed([question])[0]
+    own = best_passages(real_windows_index, vector, [h.paper.id for h in hits])
     for hit in hits:
         assert hit.relevance == pytest.approx(own[hit.paper.id][0], abs=1e-4), hit.paper.id
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -54,9 +62,11 @@ def test_the_first_papers_get_their_windows_cosine(
 @pytest.mark.slow
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_an_answer_cites_the_papers_a_windows_index_cites(
-    real_late_index: Index, real_seed_index: Index, question: str
+    real_late_index: Index, real_windows_index: Index, question: str
 ) -> None:
     late = answer(real_late_index, question, settings=real_late_index.settings, backend=None)
-    windows = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
+    windows = answer(
+        real_windows_index, question, settings=real_windows_index.settings, backend=None
+    )
     assert [c.hit.paper.id for c in late.citations] == [c.hit.paper.id for c in windows.citations]
     assert late.answer == windows.answer
