@@ -206,6 +206,7 @@ def evaluate(
     k: int = 100,
     embedder: Embedder | None = None,
     progress: bool = False,
+    rescore: bool = False,
 ) -> EvalResult:
     """Search every judged query of a BEIR folder and score the rankings.
 
@@ -221,6 +222,7 @@ def evaluate(
         k: papers retrieved per query (the depth of the run; recall@100 needs 100).
         embedder: an embedder to use instead of the configured model (tests).
         progress: show a progress bar while the corpus is embedded (the first run only).
+        rescore: search as answers do (`rag.index.retrieve.search`'s `rescore`).
 
     Returns:
         The mean nDCG@10, recall@10, recall@100 and MRR@10 over the judged queries.
@@ -251,7 +253,7 @@ def evaluate(
 
     run: dict[str, list[tuple[str, float]]] = {}
     for qid in judged:
-        hits = search(index, queries[qid], k=k, retriever=retriever)
+        hits = search(index, queries[qid], k=k, retriever=retriever, rescore=rescore)
         run[qid] = list(_ranking(hits, ids))
     if run_out is not None:
         write_run(run, Path(run_out))

@@ -73,7 +73,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def row(index: Index, question: str, answerable: bool, group: str, source: str) -> dict[str, Any]:
-    hits = search(index, question, k=TOP_K, retriever="hybrid")
+    hits = search(index, question, k=TOP_K, retriever="hybrid", rescore=True)
     found = abstention.signals(index, question, hits)
     return {
         "question": question,
@@ -123,7 +123,7 @@ def scifact_side(
     ext = {p.id: p.external_id for p in scifact_index.papers.values()}
     rows = []
     for qid in sorted((q for q in qrels if q in claims), key=int):
-        hits = search(scifact_index, claims[qid], k=TOP_K, retriever="hybrid")
+        hits = search(scifact_index, claims[qid], k=TOP_K, retriever="hybrid", rescore=True)
         if not any(ext.get(h.paper.id) in qrels[qid] for h in hits):
             continue  # judged abstract not retrieved: neither side, as bench/answers/calibrate.py
         found = abstention.signals(scifact_index, claims[qid], hits)

@@ -69,7 +69,7 @@ def measured(index: Index, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for row in rows:
         query = corrected(index, row["q"])
-        hits = search(index, query, k=settings.top_k, retriever="hybrid")
+        hits = search(index, query, k=settings.top_k, retriever="hybrid", rescore=True)
         if not hits:
             continue
         terms = question_terms(index, query)

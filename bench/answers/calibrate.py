@@ -229,7 +229,7 @@ def calibrate_support(index: Index) -> dict[str, Any]:
 
 
 def best_relevance(index: Index, question: str) -> tuple[float, list[Any]]:
-    hits = search(index, question, k=TOP_K, retriever="hybrid")
+    hits = search(index, question, k=TOP_K, retriever="hybrid", rescore=True)
     return max((h.relevance for h in hits), default=0.0), hits
 
 

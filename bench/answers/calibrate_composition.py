@@ -92,7 +92,7 @@ def questions(index: Index) -> list[dict[str, Any]]:
 def paper_rows(index: Index, qs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for q in qs:
-        hits = search(index, q["q"], k=POOL)
+        hits = search(index, q["q"], k=POOL, rescore=True)
         rows.append(
             {
                 **q,

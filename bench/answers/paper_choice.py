@@ -77,7 +77,7 @@ def feature_rows(index: Index, rows: list[dict[str, Any]], k: int) -> list[dict[
     out = []
     for row in rows:
         query = corrected(index, row["q"])  # as `rag ask` reads it (rag/index/spelling.py)
-        hits = search(index, query, k=k, retriever="hybrid")
+        hits = search(index, query, k=k, retriever="hybrid", rescore=True)
         terms = question_terms(index, query)
         decision = decide(index, query, hits, settings.min_relevance)
         x = paper_choice.features(index, query, hits, terms, decision)

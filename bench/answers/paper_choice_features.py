@@ -90,7 +90,7 @@ def rows_of(index: Index, with_stance: bool) -> list[dict[str, Any]]:
     out = []
     for row in questions():
         q = corrected(index, row["q"])
-        hits = search(index, q, k=index.settings.top_k, retriever="hybrid")
+        hits = search(index, q, k=index.settings.top_k, retriever="hybrid", rescore=True)
         terms = question_terms(index, q)
         decision = decide(index, q, hits, index.settings.min_relevance)
         x = paper_choice.features(index, q, hits, terms, decision)

@@ -483,7 +483,7 @@ def _pick(
     stand out from the others, with `paper_probability`). It is picked when it passes both.
     """
     collection = search(
-        index, words, k=settings.top_k, retriever=settings.retriever, filters=filters
+        index, words, k=settings.top_k, retriever=settings.retriever, filters=filters, rescore=True
     )
     terms = question_terms(index, words)
     decision = decide(index, words, collection, settings.min_relevance)
@@ -592,7 +592,7 @@ def _with_abstracts(
     A title-only record holds no finding, only a title, so it is never evidence. The search
     is filtered again only when such a record came up, so a library without any pays nothing.
     """
-    hits = search(index, query, k=k, retriever=retriever, filters=filters)
+    hits = search(index, query, k=k, retriever=retriever, filters=filters, rescore=True)
     if not any(h.paper.title_only for h in hits):
         return hits
     try:
@@ -602,6 +602,7 @@ def _with_abstracts(
             k=k,
             retriever=retriever,
             filters=replace(filters or Filters(), abstracts_only=True),
+            rescore=True,
         )
     except FilterMatchesNothingError:
         return []  # every paper the filter lets through is title-only: nothing to quote

@@ -242,7 +242,9 @@ class _Scorer:
     def rank(self, claims: Sequence[str]) -> list[list[Support]]:
         """Return, per claim, every candidate paper as a Support, best score first."""
         hits = [
-            search(self.index, c, k=CANDIDATES, retriever="hybrid", filters=self.filters)
+            search(
+                self.index, c, k=CANDIDATES, retriever="hybrid", filters=self.filters, rescore=True
+            )
             for c in claims
         ]
         self._embed_sentences({h.paper.id: h.paper for per in hits for h in per})

@@ -33,10 +33,10 @@ log = logging.getLogger(__name__)
 
 
 # A new index's passage method when `passage_vectors` is unset. Late chunking retrieves as well
-# (SciFact nDCG@10 0.745 both) at up to 2.8 times the ingest rate, but the per-paper judgement
-# (`rag.answer.paper_choice`) was fitted on windows' cosines: on a late index its held-out seed
-# questions lose 0.025 recall and 0.02 precision (bench/results/paper_choice.md).
-NEW_INDEX_METHOD = "windows"
+# (SciFact nDCG@10 0.745 both) at up to 2.8 times the ingest rate, and a search scores its first
+# papers by their windows encoded on their own (`rag.index.retrieve.RESCORED`), so answers on a
+# late index cite what they cite on a windows one (bench/results/paper_choice.md).
+NEW_INDEX_METHOD = "late"
 
 
 def recorded_method(setting: str) -> str:
@@ -224,8 +224,15 @@ class Index:
             dim,
             server=ChromaServer.from_settings(self.settings),
             create=create,
-            passage_method=recorded_method(self.settings.passage_vectors or NEW_INDEX_METHOD),
+            passage_method=recorded_method(self.settings.passage_vectors or self._new_method()),
         )
+
+    def _new_method(self) -> str:
+        """A new index's method when the setting is unset: `NEW_INDEX_METHOD`, or windows when
+        the given embedder cannot pool passage vectors from one pass (the configured
+        sentence-transformers model always can)."""
+        given = self._ingest_embedder
+        return NEW_INDEX_METHOD if given is None or hasattr(given, "embed_late") else "windows"
 
     def _read_generation(self) -> str:
         try:

@@ -17,6 +17,7 @@ from rag.index.retrieve import RESCORED, best_passages, search
 from rag.ingest.pipeline import ingest
 from rag.settings import Settings
 from tests.conftest import SEEDS
+from tests.fake_embedding import FakeEmbedding
 
 QUESTIONS = (
     "Which papers use federated learning?",
@@ -46,12 +47,29 @@ def real_windows_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     return _seed_index(tmp_path_factory.mktemp("real-windows-index"), "windows")
 
 
+def test_only_a_rescoring_search_encodes_windows_and_only_once(
+    settings: Settings, seeds_copy: Path
+) -> None:
+    fake = FakeEmbedding()
+    index = Index(settings.model_copy(update={"passage_vectors": "late"}), fake, create=True)
+    ingest([seeds_copy], index)
+    before = fake.texts_embedded
+    search(index, "noisy labels on graphs", k=5)
+    assert fake.texts_embedded == before + 1  # the query alone: a plain search stays as fast
+    search(index, "noisy labels on graphs", k=5, rescore=True)
+    windows = fake.texts_embedded - before - 2
+    assert windows >= RESCORED  # every window of the first papers, each on its own
+    again = fake.texts_embedded
+    search(index, "noisy labels on graphs", k=5, rescore=True)
+    assert fake.texts_embedded == again + 1  # the windows come from the index's vector cache
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_the_first_papers_get_their_windows_cosine(
     real_late_index: Index, real_windows_index: Index, question: str
 ) -> None:
-    hits = search(real_late_index, question, k=RESCORED)
+    hits = search(real_late_index, question, k=RESCORED, rescore=True)
     vector = real_windows_index.embedder.embed([question])[0]
     own = best_passages(real_windows_index, vector, [h.paper.id for h in hits])
     for hit in hits:

@@ -64,22 +64,20 @@ def test_adding_papers_made_the_other_way_is_refused_before_any_write(
     assert search(late, "graph neural networks", k=1)
 
 
-def test_a_new_index_is_windows_and_an_unset_method_follows_the_index(
+def test_a_new_index_is_late_and_an_unset_method_follows_the_index(
     settings: Settings, seeds_copy: Path
 ) -> None:
     first, second = sorted(seeds_copy.iterdir())
     assert settings.passage_vectors is None
     fake = FakeEmbedding()
     ingest([first], Index(settings, fake, create=True))
-    assert (Index(settings, FakeEmbedding()).store.passage_method, fake.late_documents) == (
-        "windows",
-        0,
-    )
-    late = settings.model_copy(update={"index_dir": settings.index_dir.with_name("late")})
-    ingest([first], Index(_late(late), FakeEmbedding(), create=True))
+    assert Index(settings, FakeEmbedding()).store.passage_method == METHOD
+    assert fake.late_documents > 0 and fake.texts_embedded == 0  # one pass per paper
+    windows = settings.model_copy(update={"index_dir": settings.index_dir.with_name("w")})
+    ingest([first], Index(_windows(windows), FakeEmbedding(), create=True))
     fake = FakeEmbedding()
-    report = ingest([second], Index(late, fake))  # unset: adds late vectors, as it holds
-    assert report.added > 0 and fake.late_documents > 0 and fake.texts_embedded == 0
+    report = ingest([second], Index(windows, fake))  # unset: adds windows, as it holds
+    assert report.added > 0 and fake.late_documents == 0 and fake.texts_embedded > 0
 
 
 def test_an_index_of_the_earlier_late_plan_is_refused_with_a_rebuild_message(
@@ -128,7 +126,7 @@ def test_an_embedder_that_cannot_pool_is_a_clear_error(
 
     with pytest.raises(ConfigError, match="passage_vectors = 'windows'"):
         ingest([seeds_copy], Index(_late(settings), WindowsOnly(), create=True))
-    # Unset, a new index is windows: it never needs a pooling embedder.
+    # Unset, a new index is windows when its embedder cannot pool.
     elsewhere = settings.model_copy(update={"index_dir": settings.index_dir.with_name("w")})
     index = Index(elsewhere, WindowsOnly(), create=True)
     assert ingest([seeds_copy], index).added == 40
