@@ -7,7 +7,7 @@ reciprocal rank fusion of the same two lists: it keeps how far the first hits ar
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,8 +101,15 @@ def best_passages(
     index: Index, query_vector: np.ndarray, paper_ids: list[str]
 ) -> dict[str, tuple[float, str]]:
     """Return the best passage of each of a few papers, scored against all their passages."""
+    return _best_per_paper(index.store.passages_of(paper_ids), query_vector)
+
+
+def _best_per_paper(
+    passages: Iterable[tuple[str, str, np.ndarray]], query_vector: np.ndarray
+) -> dict[str, tuple[float, str]]:
+    """Return each paper's highest cosine to `query_vector` among (paper id, text, vector)."""
     best: dict[str, tuple[float, str]] = {}
-    for paper_id, text, vector in index.store.passages_of(paper_ids):
+    for paper_id, text, vector in passages:
         similarity = float(vector @ query_vector) / (
             float(np.linalg.norm(vector) * np.linalg.norm(query_vector)) or 1.0
         )
@@ -125,13 +132,9 @@ def _window_passages(
     """
     rows = index.store.passage_texts(paper_ids)
     vectors = index.sentence_embedder.embed([text for _, text in rows])
-    norm = float(np.linalg.norm(query_vector)) or 1.0
-    best: dict[str, tuple[float, str]] = {}
-    for (paper_id, text), vector in zip(rows, vectors, strict=True):
-        similarity = float(vector @ query_vector) / ((float(np.linalg.norm(vector)) or 1.0) * norm)
-        if paper_id not in best or similarity > best[paper_id][0]:
-            best[paper_id] = (similarity, text)
-    return best
+    return _best_per_paper(
+        ((pid, text, v) for (pid, text), v in zip(rows, vectors, strict=True)), query_vector
+    )
 
 
 def _fuse(
