@@ -68,10 +68,13 @@ def words(text: str) -> set[str]:
 
 
 def closest(shown: str, sentences: list[str]) -> int:
-    """Index of the sentence `shown` was made from (it may have lost an opener or gained a name)."""
+    """Index of the sentence `shown` was made from (it may have lost an opener or gained a name).
+
+    A line shown with the sentence its subject points back to ("Most prior methods ...
+    These approaches assume ...") holds both whole: the later one is the one chosen."""
     a = words(shown)
     overlap = [len(a & words(s)) / max(1, len(words(s))) for s in sentences]
-    return max(range(len(sentences)), key=overlap.__getitem__) if sentences else -1
+    return max(reversed(range(len(sentences))), key=overlap.__getitem__) if sentences else -1
 
 
 def first_line(answer: api.Answer, author: str | None = None) -> tuple[str, str | None]:

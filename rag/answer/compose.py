@@ -12,12 +12,12 @@ what the abstracts do say.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
-from rag.answer.discourse import standalone
+from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, paper_sentence_roles
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
@@ -201,8 +201,26 @@ def shown_form(choice: Choice, ev: Evidence, checker: CitationChecker) -> Checke
     """Return the chosen sentence as shown: standalone and named, if the check still passes.
 
     The rewritten forms are tried from most to least changed; the sentence as written is the
-    last resort, and is its own evidence.
+    last resort, and is its own evidence. A sentence whose subject points back ("However, these
+    approaches assume X", `points_back`) is shown after the sentence it refers to ("Most prior
+    methods rely on Y."): alone under the paper's name it would read as the paper's own claim.
     """
+    sentences = [s for s, _ in paper_sentence_roles(ev.hit.paper)]
+    at = sentences.index(choice.sentence) if choice.sentence in sentences else -1
+    if at > 0 and points_back(choice.sentence):
+        before = _one_shown(replace(choice, sentence=sentences[at - 1]), ev, checker)
+        text = standalone(choice.sentence).text
+        after = checked_as_cited(text, ev.n, checker)
+        evidence = after.evidence if after is not None else (choice.sentence,)
+        return CheckedSentence(
+            f"{before.text} {text}", (ev.n,), before.support if after is None else
+            min(before.support, after.support), True, False, evidence, reason="quoted",
+        )  # fmt: skip
+    return _one_shown(choice, ev, checker)
+
+
+def _one_shown(choice: Choice, ev: Evidence, checker: CitationChecker) -> CheckedSentence:
+    """`shown_form` of one sentence."""
     who, plural = speaker(ev.hit.paper)
     named = standalone(choice.sentence, who, plural)
     forms = [named.text] if named.named else []

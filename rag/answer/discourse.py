@@ -7,7 +7,10 @@ becomes "their approach". Nothing else changes: what the sentence claims is kept
 so the citation check still passes it (the answer composer checks the result).
 
 `dangling_opener` tells whether a text starts with such a connective, for tests and for the
-composer's choice of sentence.
+composer's choice of sentence. `points_back` tells whether its subject refers to the sentence
+before it ("However, these approaches assume X"): quoted alone under the paper's name, that
+sentence reads as the paper's own claim (the paper argues against X), so it is shown with the
+sentence it points back to, or not at all.
 """
 
 from __future__ import annotations
@@ -79,6 +82,13 @@ _UNINFLECTED = frozenset(
     left lost felt knew grew went came became undertook cut hit let split spread""".split()  # noqa: SIM905
 )
 _NOT_VERBS = {"the", "a", "an", "that", "this", "it", "to", "and", "also"}
+# A subject that stands for something said before: "These approaches ...", "This leads to ...",
+# "Such methods ...", "They ...". "This paper" is the speaker, whom `standalone` names.
+_POINTS_BACK = re.compile(
+    r"^(?:this|these|those|such|they|their|its)\b"
+    r"(?!\s+(?:paper|work|study|article|letter|thesis|review|survey|manuscript)\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,12 @@ def dangling_opener(text: str) -> bool:
     """Return whether `text` starts with a connective whose referent is not in the text."""
     text = text.strip()
     return bool(_OPENER.match(text) or _ANAPHORIC_CLAUSE.match(text) or _FRAME.match(text))
+
+
+def points_back(text: str) -> bool:
+    """Return whether `text`, its lost openers removed, opens on a subject that refers to an
+    earlier sentence ("However, these approaches assume ..."), which it needs to be read right."""
+    return bool(_POINTS_BACK.match(strip_openers(text)[0]))
 
 
 def strip_openers(sentence: str) -> tuple[str, str]:

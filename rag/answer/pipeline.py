@@ -20,7 +20,7 @@ from rag.answer.abstention import Decision, decide, question_terms
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.answer.compose import Kind, checked_as_cited, compose, question_kind
 from rag.answer.condense import Condensed, condense, to_turns
-from rag.answer.discourse import standalone
+from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
 from rag.answer.overview import no_topic
@@ -162,6 +162,13 @@ class _Renderer:
         piece = shown if not self.parts else ("\n" if bullet or after_note else " ") + shown
         self.parts.append(piece)
         return piece
+
+    def follows(self, checked: CheckedSentence) -> bool:
+        """Whether the last shown sentence cites the same papers as `checked` (what it may
+        point back to)."""
+        shown = [r for r in self.sentences if r["shown"] and not r.get("note")]
+        numbers = [self.numbers.get(n) for n in checked.sources]
+        return bool(shown) and bool(numbers) and all(n in shown[-1]["citations"] for n in numbers)
 
     def reject(self, checked: CheckedSentence, reason: str) -> None:
         """Record a supported sentence that is not shown for `reason` (e.g. off the question)."""
@@ -341,6 +348,12 @@ def answer_stream(
         if checked.supported and not relevance.relevant(checked.text):
             # Supported by its paper, but not about what was asked: not shown.
             render.reject(checked, "off_question")
+            return
+        if checked.supported and points_back(checked.text) and not render.follows(checked):
+            # "These approaches assume X [1]" copied without the sentence naming the approaches
+            # reads as the paper's claim, often the one it argues against: the paper's line
+            # (shown with that sentence) comes from the composer instead.
+            render.reject(checked, "points_back")
             return
         piece = render.add(checked, bullet)
         if piece is not None:

@@ -8,7 +8,7 @@ import pytest
 
 from rag import prompts
 from rag.answer.compose import Kind, names_a_dataset, question_kind, states_number
-from rag.answer.discourse import dangling_opener, standalone
+from rag.answer.discourse import dangling_opener, points_back, standalone
 from rag.answer.evidence import paper_sentences
 from rag.answer.pipeline import answer
 from rag.answer.relevance import RelevanceCheck
@@ -159,14 +159,18 @@ def _body(text: str) -> str:
 def test_extractive_answers_never_start_with_a_dangling_connective(
     real_seed_index: Index,
 ) -> None:
+    """Nor on a subject that points back to a sentence not shown ("These approaches ...")."""
     settings = real_seed_index.settings
-    dangling = []
+    dangling, pointing = [], []
     for question in _questions():
         result = answer(real_seed_index, question, settings=settings, backend=None)
         for s in result.sentences:
             if s["shown"] and not s.get("note") and dangling_opener(_body(s["text"])):
                 dangling.append((question, s["text"]))
+            if s["shown"] and not s.get("note") and points_back(_body(s["text"])):
+                pointing.append((question, s["text"]))
     assert dangling == []
+    assert pointing == []
 
 
 MULTIMODAL_Q = "How do multimodal language models reason over images without long text?"
