@@ -13,6 +13,9 @@ reads them). Beside the shipped ten features, per question and retrieved paper:
   of the collection (at most 128 papers), and the best paper's lead in those units;
 - `sentence`: the best single abstract sentence's cosine, to the question and to its topic;
 - `cluster`: the paper's mean passage vector against the best paper's and the first three's;
+- `words`: coverage of the question's words by meaning, not spelling: each topic word's best
+  cosine to one of the paper's sentences, averaged with the words' IDF weights, and its gap
+  below the best paper's ("interpretability" met by "mechanistic explanations");
 - `stance` (with --stance): 1 - P(neither) of the shipped stance cross-encoder
   (`rag/stance/model`), the most over the abstract's sentences.
 
@@ -41,7 +44,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.answers.paper_choice import fit_logistic, open_index, questions, scores  # noqa: E402
 from rag.answer import paper_choice  # noqa: E402
-from rag.answer.abstention import _ASKING, _WORD, decide, question_terms  # noqa: E402
+from rag.answer.abstention import _ASKING, _WORD, decide, documents_holding, question_terms  # noqa: E402
 from rag.answer.evidence import paper_sentences  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import best_passages, search  # noqa: E402
@@ -56,6 +59,7 @@ SETS = {
     "+ topic, z": ["topic_cos", "topic_gap", "z", "z_gap"],
     "+ sentence": ["sent_q", "sent_topic"],
     "+ cluster": ["sim_best", "sim_first3"],
+    "+ words": ["words", "words_gap"],
     "+ all of the above": [
         "topic_cos", "topic_gap", "z", "z_gap", "sent_q", "sent_topic", "sim_best", "sim_first3",
     ],
@@ -69,6 +73,16 @@ def topic(question: str) -> str:
     stop = set(STOPWORDS_EN) | STOPWORDS | _ASKING
     kept = [w for w in _WORD.findall(question) if w.lower() not in stop and not w.isdigit()]
     return " ".join(kept) or question
+
+
+def word_weights(index: Index, question: str) -> tuple[list[str], np.ndarray]:
+    """The topic's words and their IDF weights in the collection (at least 0.1 each)."""
+    bm25 = index.bm25()
+    n = max(1, len(bm25))
+    words = list(dict.fromkeys(topic(question).split()))
+    held = [len(documents_holding(index, bm25.stem(w.lower()), False)) for w in words]
+    idf = [max(0.1, float(np.log(1 + (n - k + 0.5) / (k + 0.5)))) for k in held]
+    return words, np.array(idf)
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -100,6 +114,8 @@ def rows_of(index: Index, with_stance: bool) -> list[dict[str, Any]]:
         cos = x[:, 0]
         spread = sample @ qv
         first3 = unit(np.mean([mean_vec[h.paper.id] for h in hits[:3]], axis=0))
+        words, idf = word_weights(index, q)
+        wv = unit(index.sentence_embedder.embed(words))
         extra: dict[str, list[float]] = defaultdict(list)
         for h, tc, c in zip(hits, topic_cos, cos, strict=True):
             sv = unit(index.sentence_embedder.embed(paper_sentences(h.paper)))
@@ -111,9 +127,11 @@ def rows_of(index: Index, with_stance: bool) -> list[dict[str, Any]]:
             extra["sent_topic"].append(float((sv @ tv).max()))
             extra["sim_best"].append(float(mean_vec[h.paper.id] @ mean_vec[hits[0].paper.id]))
             extra["sim_first3"].append(float(mean_vec[h.paper.id] @ first3))
+            extra["words"].append(float((sv @ wv.T).max(axis=0) @ idf / idf.sum()))
             if stance is not None:
                 p = stance.probabilities([(q, s) for s in paper_sentences(h.paper)])
                 extra["stance"].append(float((1 - p[:, 2]).max()))
+        extra["words_gap"] = list(max(extra["words"], default=0.0) - np.array(extra["words"]))
         out.append(
             {
                 **row,
