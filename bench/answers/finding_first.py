@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/answers/finding_first.py scifact TAG --index DIR [--part held_out]
     .venv/bin/python bench/answers/finding_first.py seeds TAG --index DIR [--split heldout]
+        [--questions bench/data/quantity_questions.jsonl]
     .venv/bin/python bench/answers/finding_first.py lists TAG --index DIR [--split heldout]
     .venv/bin/python bench/answers/finding_first.py report
 
@@ -15,7 +16,9 @@ parts are those of `bench/citations/stance_data.py` (fit / calib / held_out by a
 
 `seeds`: bench/data/role_questions.jsonl over the seed index: the answer's line for the labelled
 paper (the first sentence citing it; in a list, that paper's line) is the labelled `want`
-sentence (or an `also_ok` one), per kind (finding / definition / motivation).
+sentence (or an `also_ok` one), per kind (finding / definition / motivation). `--questions`
+scores another set of that form instead (bench/data/quantity_questions.jsonl: questions after
+an amount, an effect's size or a margin, in many phrasings, written blind; a third held out).
 
 `lists`: the list questions of bench/data/list_lines.jsonl over the seed index: for each
 labelled paper the answer cites, its line is the labelled sentence (or an acceptable one).
@@ -57,6 +60,7 @@ from rag.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 ROLE_QUESTIONS = ROOT / "bench" / "data" / "role_questions.jsonl"
+QUANTITY_QUESTIONS = ROOT / "bench" / "data" / "quantity_questions.jsonl"
 LIST_LINES = ROOT / "bench" / "data" / "list_lines.jsonl"
 PHRASING_NEEDS = ROOT / "bench" / "data" / "phrasing_needs.jsonl"
 # A need's phrasings that ask for a list: each gets the need's labelled line per paper.
@@ -163,9 +167,11 @@ def seeds(args: argparse.Namespace) -> dict[str, Any]:
     index = Index(settings)
     by_author = {p.authors[0] if p.authors else "": p for p in index.papers.values()}
     rows = []
-    for q in (json.loads(x) for x in ROLE_QUESTIONS.read_text(encoding="utf-8").splitlines()):
+    path = Path(args.questions) if args.questions else ROLE_QUESTIONS
+    for q in (json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()):
         if args.split != "all" and q["split"] != args.split:
             continue
+        q.setdefault("kind", "finding")
         answer = api.ask(q["q"], index=index, settings=settings, backend=None)
         text, _ = first_line(answer, q["paper"])
         paper = by_author[q["paper"]]
@@ -185,7 +191,7 @@ def seeds(args: argparse.Namespace) -> dict[str, Any]:
         )
     kinds = sorted({r["kind"] for r in rows})
     return {
-        "set": f"seeds:{args.split}",
+        "set": f"{path.stem if args.questions else 'seeds'}:{args.split}",
         "asked": len(rows),
         "wanted_first": share(sum(r["ok"] for r in rows), len(rows)),
         **{
@@ -228,9 +234,9 @@ def captured(index: Index, question: str) -> tuple[list[Any], Any, str] | None:
     return seen[0] if seen else None
 
 
-def seed_cases(index: Index, split: str) -> list[Case]:
+def seed_cases(index: Index, split: str, path: Path = ROLE_QUESTIONS) -> list[Case]:
     cases = []
-    for q in (json.loads(x) for x in ROLE_QUESTIONS.read_text(encoding="utf-8").splitlines()):
+    for q in (json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()):
         if q["split"] != split or (got := captured(index, q["q"])) is None:
             continue
         for ev in got[0]:
@@ -380,6 +386,7 @@ def main() -> None:
         p.add_argument("--part", default="held_out", choices=("tune", "held_out"))
         p.add_argument("--split", default="heldout", choices=("fit", "heldout", "all"))
         p.add_argument("--limit", type=int, default=0)
+        p.add_argument("--questions", default="", help="seeds: another set of role_questions' form")
         p.set_defaults(fn=fn)
     sub.add_parser("report").set_defaults(fn=report)
     args = parser.parse_args()

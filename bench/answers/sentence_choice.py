@@ -152,6 +152,10 @@ def collect(args: argparse.Namespace) -> None:
     for split in ("fit", "heldout"):
         out += [record(f"seeds {split}", c) for c in finding_first.seed_cases(seeds_index, split)]
         out += [
+            record(f"quantity {split}", c)
+            for c in finding_first.seed_cases(seeds_index, split, finding_first.QUANTITY_QUESTIONS)
+        ]
+        out += [
             record(f"seed lists {split}", c) for c in finding_first.list_cases(seeds_index, split)
         ]
     if args.scifact_index:
@@ -262,7 +266,7 @@ def folds(cases: list[dict[str, Any]], k: int = 5) -> list[list[dict[str, Any]]]
     return [[c for c, f in zip(cases, fold, strict=True) if f == i] for i in range(k)]
 
 
-FITTING = ("seeds fit", "scifact tune", "aims fit")
+FITTING = ("seeds fit", "scifact tune", "aims fit", "quantity fit")
 # Fitted too with --fit-lists only: on them the list lines and the role questions disagree
 # (bench/results/sentence_choice_lists.md).
 LISTS_FIT = "seed lists fit"
