@@ -72,6 +72,35 @@ def _scalar_metadata(paper: Paper) -> dict[str, str | int | bool]:
     return meta
 
 
+def _add_or_replace(
+    collection: Any,
+    ids: list[str],
+    vectors: np.ndarray,
+    documents: list[str],
+    metadatas: Sequence[dict[str, Any]],
+) -> None:
+    """Write rows to a collection: `add` those it does not hold, `upsert` only those it does.
+
+    Never an upsert of new ids: in chromadb 1.5.9, embedded and server alike, once a batch that
+    upserted new ids has been queried, a row written afterwards can be left out of the vector
+    index that answers queries while `get` and `count` show it, until Chroma restarts (about
+    one such batch in 30; `tests/index/test_store.py`). A reader then never finds a paper
+    another process added by its passages. Rows written by `add` do not do this.
+    """
+    held = set(collection.get(ids=ids, include=[])["ids"])
+    for write, rows in (
+        (collection.add, [i for i, row_id in enumerate(ids) if row_id not in held]),
+        (collection.upsert, [i for i, row_id in enumerate(ids) if row_id in held]),
+    ):
+        if rows:
+            write(
+                ids=[ids[i] for i in rows],
+                embeddings=vectors[rows].tolist(),
+                documents=[documents[i] for i in rows],
+                metadatas=[metadatas[i] for i in rows],
+            )
+
+
 class ChromaStore:
     """Both collections of one index, with the embedding model they were built with."""
 
@@ -270,7 +299,10 @@ class ChromaStore:
         chunks: Sequence[tuple[str, str]],
         chunk_vectors: np.ndarray,
     ) -> None:
-        """Upsert papers and their chunks (`chunks` holds (paper_id, text) pairs)."""
+        """Write papers and their chunks (`chunks` holds (paper_id, text) pairs).
+
+        Rows already stored (chunks a killed ingest left behind) are replaced, the others added.
+        """
         counters: dict[str, int] = {}
         chunk_ids, chunk_metas = [], []
         for pid, _ in chunks:
@@ -279,21 +311,23 @@ class ChromaStore:
             chunk_metas.append({"paper_id": pid})
         for part in self._batched(len(chunks)):
             self.writes += 1
-            self.chunks.upsert(
-                ids=chunk_ids[part],
-                embeddings=chunk_vectors[part].tolist(),
-                documents=[t for _, t in chunks[part]],
-                metadatas=chunk_metas[part],
+            _add_or_replace(
+                self.chunks,
+                chunk_ids[part],
+                chunk_vectors[part],
+                [t for _, t in chunks[part]],
+                chunk_metas[part],
             )
         # Papers last: a paper record exists only once all its chunks do (resumable ingest).
         for part in self._batched(len(papers)):
             batch = papers[part]
             self.writes += 1
-            self.papers.upsert(
-                ids=[p.id for p in batch],
-                embeddings=paper_vectors[part].tolist(),
-                documents=[p.abstract for p in batch],
-                metadatas=[_scalar_metadata(p) for p in batch],
+            _add_or_replace(
+                self.papers,
+                [p.id for p in batch],
+                paper_vectors[part],
+                [p.abstract for p in batch],
+                [_scalar_metadata(p) for p in batch],
             )
 
     def update_records(self, papers: Sequence[Paper]) -> None:
