@@ -248,7 +248,7 @@ _STOPWORD_TEXT = """
     though through thus to too under until up upon us very via was we were what when where
     which while who whom whose why will with within without would yet you your paper papers
     method methods approach approaches work authors study propose proposes proposed show
-    shows use uses used using based new novel"""
+    shows use uses used using based new novel vs versus"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # Words of conversation, not of content ("ok, thanks, anything on auctions?"): left out of a
 # question's terms by the abstention (`rag/answer/abstention.py`) and the relevance check alike.

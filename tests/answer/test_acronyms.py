@@ -43,3 +43,14 @@ def test_a_paper_that_spells_an_acronym_out_holds_it(real_seed_index: Index) -> 
     assert "LLMs" not in zs_svd.abstract
     compress = question_terms(real_seed_index, "Which papers compress LLMs?")
     assert term_coverage(real_seed_index, compress, zs_svd.id) == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("joiner", ["vs", "versus", "VS"])
+def test_the_word_joining_a_comparison_weighs_nothing(real_seed_index: Index, joiner: str) -> None:
+    # "CPO vs DPO": the paper on both holds all the question says. "vs", which no abstract
+    # uses, had counted fully against every paper (the highest IDF of all).
+    terms = question_terms(real_seed_index, f"CPO {joiner} DPO")
+    assert [t for t, _ in terms] == ["cpo", "dpo"]
+    cpo = next(p for p in real_seed_index.papers.values() if p.authors[0] == "Yonggang Zhang")
+    assert term_coverage(real_seed_index, terms, cpo.id) == 1.0
