@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from rag.answer.pipeline import Answer
     from rag.cite.claims import CitedDraft, ClaimSupport
 
-_OPEN: dict[tuple[str, ...], Index] = {}
+_OPEN: dict[tuple[str | None, ...], Index] = {}
 _BACKENDS: dict[tuple[str, ...], Backend] = {}
 _LOCK = threading.Lock()
 
