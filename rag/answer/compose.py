@@ -18,7 +18,7 @@ from enum import StrEnum
 from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
 from rag.answer.discourse import points_back, standalone
-from rag.answer.evidence import Evidence, paper_sentence_roles
+from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
 from rag.ingest.wanted import choice_scores, is_fragment
@@ -205,17 +205,20 @@ def shown_form(choice: Choice, ev: Evidence, checker: CitationChecker) -> Checke
     approaches assume X", `points_back`) is shown after the sentence it refers to ("Most prior
     methods rely on Y."): alone under the paper's name it would read as the paper's own claim.
     """
-    sentences = [s for s, _ in paper_sentence_roles(ev.hit.paper)]
+    sentences = paper_sentences(ev.hit.paper)
     at = sentences.index(choice.sentence) if choice.sentence in sentences else -1
     if at > 0 and points_back(choice.sentence):
         before = _one_shown(replace(choice, sentence=sentences[at - 1]), ev, checker)
         text = standalone(choice.sentence).text
         after = checked_as_cited(text, ev.n, checker)
-        evidence = after.evidence if after is not None else (choice.sentence,)
+        evidence: tuple[str, ...]
+        if after is None:  # the sentence as written is its own evidence
+            support, evidence = before.support, (choice.sentence,)
+        else:
+            support, evidence = min(before.support, after.support), after.evidence
         return CheckedSentence(
-            f"{before.text} {text}", (ev.n,), before.support if after is None else
-            min(before.support, after.support), True, False, evidence, reason="quoted",
-        )  # fmt: skip
+            f"{before.text} {text}", (ev.n,), support, True, False, evidence, reason="quoted"
+        )
     return _one_shown(choice, ev, checker)
 
 
