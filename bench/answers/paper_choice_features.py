@@ -44,7 +44,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.answers.paper_choice import fit_logistic, open_index, questions, scores  # noqa: E402
 from rag.answer import paper_choice  # noqa: E402
-from rag.answer.abstention import _ASKING, _WORD, decide, documents_holding, question_terms  # noqa: E402
+from rag.answer.abstention import (  # noqa: E402
+    _ASKING,
+    _WORD,
+    decide,
+    documents_holding,
+    idf,
+    question_terms,
+)
 from rag.answer.evidence import paper_sentences  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import best_passages, search  # noqa: E402
@@ -81,8 +88,7 @@ def word_weights(index: Index, question: str) -> tuple[list[str], np.ndarray]:
     n = max(1, len(bm25))
     words = list(dict.fromkeys(topic(question).split()))
     held = [len(documents_holding(index, bm25.stem(w.lower()), False)) for w in words]
-    idf = [max(0.1, float(np.log(1 + (n - k + 0.5) / (k + 0.5)))) for k in held]
-    return words, np.array(idf)
+    return words, np.array([max(0.1, idf(n, k)) for k in held])
 
 
 def unit(v: np.ndarray) -> np.ndarray:

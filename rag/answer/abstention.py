@@ -152,8 +152,7 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     terms = question_terms(index, question)
     possible = 0.0
     for term, _ in terms:
-        docs = bm25.documents_with(term)
-        possible += math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5)) * (BM25_K1 + 1)
+        possible += idf(n, len(bm25.documents_with(term))) * (BM25_K1 + 1)
     lexical = 0.0
     if possible > 0 and row is not None:
         lexical = float(bm25.scores(question)[row]) / possible
@@ -185,12 +184,16 @@ def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) ->
     weights, covered = 0.0, 0.0
     for term, name in terms:
         docs = documents_holding(index, term, name)
-        weight = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
-        weight *= NAME_WEIGHT if name else 1.0
+        weight = idf(n, len(docs)) * (NAME_WEIGHT if name else 1.0)
         weights += weight
         if row is not None and len(docs) and bool(np.any(docs == row)):
             covered += weight
     return covered / weights if weights else 0.0
+
+
+def idf(papers: int, holding: int) -> float:
+    """BM25's IDF (Lucene's form, as bm25s scores) of a term that `holding` of `papers` hold."""
+    return math.log(1 + (papers - holding + 0.5) / (holding + 0.5))
 
 
 def documents_holding(index: Index, term: str, name: bool) -> np.ndarray:

@@ -33,6 +33,7 @@ from rag.answer.abstention import (
     BM25_K1,
     Decision,
     documents_holding,
+    idf,
     logistic,
     term_coverage,
 )
@@ -117,8 +118,7 @@ def features(
     n = max(1, len(bm25))
     possible = 0.0
     for term, name in terms:
-        docs = documents_holding(index, term, name)
-        possible += math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5)) * (BM25_K1 + 1)
+        possible += idf(n, len(documents_holding(index, term, name))) * (BM25_K1 + 1)
     all_scores = bm25.scores(question) if terms else None
     lexical = []
     for h in hits:
