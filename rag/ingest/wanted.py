@@ -87,9 +87,11 @@ _DEFINITION = re.compile(
 )
 
 _FRAGMENT = re.compile(
-    # "To determine whether X." stands alone; "To test X, we ..." or ", Chen et al. ..." does not.
+    # "To determine whether X." stands alone; "To test X, we ...", "To address this, in this
+    # paper we ..." or ", Chen et al. ..." does not.
     r"^(?:to|in\s+order\s+to)\s+[a-z]+\b"
-    r"(?![^.;]*,\s*(?:we|the|this|these|it|they|our|an?|here|(?-i:[A-Z])[\w-]*)\b)",
+    r"(?![^.;]*,\s*(?:(?:in|within)\s+(?:this|the\s+present|our)\s+(?:paper|work|study|article)"
+    r"\s*,?\s*)?(?:we|the|this|these|it|they|our|an?|here|(?-i:[A-Z])[\w-]*)\b)",
     re.IGNORECASE,
 )
 # Where the code is, not what the paper found: "Our code is available at https://...", "We will

@@ -277,3 +277,16 @@ def test_a_topic_query_gives_each_paper_its_own_work_not_the_field_s_background(
     by_author = {c.n: c.hit.paper.authors[0] for c in answer.citations}
     icgnn = next(n for n, a in by_author.items() if a == "Wei Ju")
     assert "remarkable capabilities" not in lines[icgnn]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "To address this, in this paper we propose a novel ICGNN that corrects noisy labels.",
+        "To determine whether autophagy can be kept, in this work we corrected the defect.",
+    ],
+)
+def test_a_purpose_clause_before_the_paper_s_own_clause_is_a_sentence(sentence: str) -> None:
+    # Before, "To address this, in this paper we propose ..." read as the fragment "To
+    # determine whether ..." and ICGNN's sentence introducing its method was never shown.
+    assert not is_fragment(sentence)
