@@ -154,8 +154,9 @@ def choose(
     question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence, said: str = ""
 ) -> Choice | None:
     """Return the sentence of `ev`'s paper that answers `question`, of `kind` (None: none is
-    about the question). A sentence already shown in `said` comes after every other one that
-    is about the question."""
+    about the question). A sentence already shown in `said` comes after every other one: with
+    `said`, the question only points at the paper ("Tell me more about the first one."), so a
+    sentence not said yet is taken even when it is not about the question's words."""
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
         return None
@@ -169,10 +170,11 @@ def choose(
     # them: the role the question wants, its words, where the sentence sits, ...
     shared = ev.shared if ev.shared is not None and len(ev.shared) == len(pairs) else None
     ranks = choice_scores(question, pairs, cosines, shared=shared)
-    best: tuple[tuple[bool, bool, float], Choice] | None = None
+    best: tuple[tuple[bool, bool, bool, float], Choice] | None = None
     for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
-        if not relevance.passes(about) or is_fragment(sentence):
+        passes = relevance.passes(about)
+        if is_fragment(sentence) or not (passes or said):
             continue
         states = (
             names_a_dataset(sentence, method)
@@ -185,7 +187,7 @@ def choose(
         first = kind in (Kind.DATASET, Kind.NUMBER) and bool(
             states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))
         )
-        key = (first, not (said and already_said(sentence, said)), float(rank))
+        key = (first, not (said and already_said(sentence, said)), passes, float(rank))
         if best is None or key > best[0]:
             best = (key, Choice(ev.n, sentence, about, states))
     return best[1] if best else None

@@ -74,6 +74,13 @@ _ASKS_FINDING = re.compile(
     r"found|find|findings?|results?|happen\w*|gains?|cost\w*|sav(?:e|es|ed|ing))\b",
     re.IGNORECASE,
 )
+# A question of degree ("How well does it do?", "How fast is it?", "How robust are they?"):
+# "how" before anything but a verb or "about" asks how much of something the paper found.
+_DEGREE = re.compile(
+    r"^\s*(?:so\s+|and\s+|but\s+)?how\s+(?!(?:is|are|was|were|do|does|did|can|could|should|"
+    r"would|will|has|have|had|to|about|come|so)\b)[a-z]",
+    re.IGNORECASE,
+)
 _DEFINITION = re.compile(
     r"^\s*(?:so\s+)?(?:what|who)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:an?\s+|the\s+)?\S+"
     r"(?:\s+\S+){0,3}\s*\??\s*$"  # "What is ZS-SVD?", "What are Certified Circuits?"
@@ -343,9 +350,9 @@ def wanted(question: str) -> Want:
 
 
 def names_what_it_wants(question: str) -> bool:
-    """Whether `question` says what it wants ("what did they find?", "how does it work?", "why?"),
-    as "Tell me more." or "the second one" does not."""
-    return any(p.search(question) for p in (_ASKS_FINDING, _DEFINITION, _MOTIVATION))
+    """Whether `question` says what it wants ("what did they find?", "how does it work?", "why?",
+    "how well does it do?"), as "Tell me more." or "the second one" does not."""
+    return any(p.search(question) for p in (_ASKS_FINDING, _DEGREE, _DEFINITION, _MOTIVATION))
 
 
 def relative_position(i: int, n: int) -> float:

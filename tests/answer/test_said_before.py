@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.compose import already_said
-from rag.answer.evidence import paper_sentences
+from rag.answer.compose import Kind, already_said, choose
+from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
+from rag.answer.relevance import RelevanceCheck
 from rag.index.paper_index import Index
 from rag.ingest.wanted import names_what_it_wants
+from rag.records import Hit
 from tests.answer.chat_turns import chat, first_authors
 
 
@@ -36,6 +38,10 @@ def test_a_sentence_is_said_whatever_its_rewritten_opening() -> None:
         ("what did they find?", True),
         ("How does it work?", True),
         ("Why?", True),
+        ("how well does it do?", True),
+        ("How fast is it?", True),
+        ("how robust are they", True),
+        ("How about the others?", False),
     ],
 )
 def test_a_follow_up_may_name_what_it_wants(question: str, names: bool) -> None:
@@ -64,3 +70,30 @@ def test_an_ordinal_after_a_list_gives_more_than_the_list_line(real_seed_index: 
     assert quoted(real_seed_index, second, author).isdisjoint(
         quoted(real_seed_index, listed, author)
     )
+
+
+def test_a_paper_pointed_at_again_gets_a_sentence_not_said_even_off_its_words(
+    seed_index: Index,
+) -> None:
+    # "Tell me more about the first one." after a list: its words are the paper's name, and
+    # the list's line may be the only sentence about them; before, that line came back.
+    paper = next(p for p in seed_index.papers.values() if p.authors[0] == "Wei Ju")
+    sentences = paper_sentences(paper)
+    question = "tell me more about ICGNN"
+    only_best = RelevanceCheck(seed_index.embedder, question, sentences, threshold=-1.0, margin=0)
+    evidence = Evidence(1, Hit(paper, 1, 1.0, ""), (), ())
+    shown = choose(question, Kind.GENERAL, only_best, evidence)
+    assert shown is not None
+    again = choose(question, Kind.GENERAL, only_best, evidence, said=f"- {shown.sentence} [1]")
+    assert again is not None and again.sentence != shown.sentence
+
+
+@pytest.mark.slow
+def test_how_well_after_an_answer_gives_the_finding_again(real_seed_index: Index) -> None:
+    # Before, the finding shown first counted as said, and "how well" got a method sentence.
+    first, how_well = chat(real_seed_index, ["anything on auctions?", "how well does it do?"])
+    assert first_authors(first) == first_authors(how_well) == ["Haoran Sun"]
+    paper = next(p for p in real_seed_index.papers.values() if p.authors[0] == "Haoran Sun")
+    roles = dict(paper_sentence_roles(paper))
+    shown = quoted(real_seed_index, how_well, "Haoran Sun")
+    assert shown and all(roles[s] in ("result", "conclusion") for s in shown), how_well.answer
