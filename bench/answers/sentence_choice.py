@@ -218,13 +218,21 @@ def matrix(case: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, list[str]]:
 
 
 def top1(cases: list[dict[str, Any]], weights: dict[str, float]) -> float:
-    """Share of `cases` whose highest-scoring candidate is a wanted sentence."""
+    """Share of `cases` whose highest-scoring candidate is a wanted sentence, scored as the
+    product scores them (`choice_scores`: the fitted score, then `after_rules`)."""
     ok = 0
     for case in cases:
-        x, y, names = matrix(case)
-        if len(y):
-            w = np.array([weights.get(n, 0.0) for n in names])
-            ok += bool(y[int(np.argmax(x @ w))])
+        rows = case["sentences"]
+        keep = candidates(case)
+        if keep:
+            scores = wanted_module.choice_scores(
+                case["question"],
+                [(s["text"], s["role"]) for s in rows],
+                np.array([s["cosine"] for s in rows]),
+                weights,
+                np.array([s.get("shared", 0.0) for s in rows]),
+            )
+            ok += bool(rows[keep[int(np.argmax(scores[keep]))]]["target"])
     return ok / len(cases) if cases else 0.0
 
 

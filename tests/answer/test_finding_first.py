@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from rag import api
+from rag.answer.compose import already_said
+from rag.answer.evidence import paper_sentence_roles
 from rag.index.paper_index import Index
 from rag.ingest.pipeline import ingest
 from rag.ingest.wanted import is_fragment
@@ -277,6 +279,29 @@ def test_a_topic_query_gives_each_paper_its_own_work_not_the_field_s_background(
     by_author = {c.n: c.hit.paper.authors[0] for c in answer.citations}
     icgnn = next(n for n, a in by_author.items() if a == "Wei Ju")
     assert "remarkable capabilities" not in lines[icgnn]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which papers are about graph neural networks?",
+        "Summarize the work on graph neural networks.",
+        "What do these papers say about graph neural networks?",
+    ],
+)
+def test_a_list_gives_no_paper_the_field_s_background_as_its_line(
+    real_seed_index: Index, question: str
+) -> None:
+    # Before, two of the list's lines were "Graph Neural Networks (GNNs) have shown remarkable
+    # capabilities ..." and "GNNs are increasingly adopting the 'pre-training, adaptation'
+    # paradigm ...": the field, said in the words of the question, not what each paper did.
+    answer = api.ask(question, index=real_seed_index, backend=None)
+    roles = {s: r for c in answer.citations for s, r in paper_sentence_roles(c.hit.paper)}
+    lines = [s["text"] for s in answer.sentences if s.get("citations")]
+    assert len(answer.citations) >= 3, answer.answer
+    shown = [s for s in roles if any(already_said(s, line) for line in lines)]
+    assert shown and all(roles[s] != "background" for s in shown), answer.answer
 
 
 @pytest.mark.parametrize(
