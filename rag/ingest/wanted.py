@@ -349,7 +349,7 @@ def after_rules(
       field's background ("GNNs have shown remarkable capabilities ..."), which holds every
       word of the topic and reads alike in every paper on it, unless the question asks why or
       the paper has nothing else. On the fitting parts of the labelled sets
-      (bench/answers/sentence_choice.py, `bench/results/sentence_choice.md`) it takes the list
+      (bench/answers/sentence_choice.py, `bench/results/sentence_choice_rules.md`) it takes the list
       lines from 0.717 to 0.756 and leaves the seed role questions, the SciFact claims (bare
       statements, which keep their background rationales) and the aim questions as they were.
     """
