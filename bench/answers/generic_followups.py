@@ -14,7 +14,9 @@ Each session is asked as the chat asks it (`rag.api.ask` with the first turn as 
 extractive). Scored per kind and split: the second message rewritten as a follow-up (its
 `standalone` differs), the second answer kept to the first answer's papers (cites only them),
 cited-paper recall against `second_relevant`, and abstention (right for off-topic messages).
-Results: bench/results/OUT.md and OUT.json.
+A signal for a rule to come is recorded beside them: where the first answer's best-placed
+paper ranks when the second message is searched on its own words over the whole collection
+(share in the top 3). Results: bench/results/OUT.md and OUT.json.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from rag import api  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
+from rag.index.retrieve import search  # noqa: E402
+from rag.index.spelling import corrected  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "generic_followups.jsonl"
@@ -50,6 +54,9 @@ def run(index: Index, session: dict[str, Any]) -> dict[str, Any]:
         session["second"], settings=settings, index=index, history=[(session["first"], first)]
     )
     before, after = cited(first), cited(second)
+    shown = set() if first.abstained else {c.hit.paper.id for c in first.citations}
+    own = search(index, corrected(index, session["second"]), k=len(index.papers))
+    rank = next((i for i, h in enumerate(own, 1) if h.paper.id in shown), len(own) + 1)
     relevant = set(session["second_relevant"])
     return {
         "id": session["id"],
@@ -61,6 +68,7 @@ def run(index: Index, session: dict[str, Any]) -> dict[str, Any]:
         "hits": len(after & relevant),
         "relevant": len(relevant),
         "cited": len(after),
+        "previous_rank": rank,
         "standalone": second.standalone,
         "answer": second.answer[:300],
     }
@@ -77,6 +85,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
         "abstained": round(sum(r["abstained"] for r in rows) / n, 3),
         "recall": round(sum(r["hits"] for r in rows) / relevant, 3) if relevant else float("nan"),
         "precision": round(sum(r["hits"] for r in rows) / cited_n, 3) if cited_n else float("nan"),
+        "previous_in_top_3": round(sum(r["previous_rank"] <= 3 for r in rows) / n, 3),
     }
 
 
@@ -99,11 +108,12 @@ def main() -> None:
         f"{args.out}` ({len(rows)} sessions from `bench/data/generic_followups.jsonl`).",
         "",
         "| split: kind | sessions | rewritten as a follow-up | cites only the first answer's "
-        "papers | abstained | recall | precision |",
-        "|---|---|---|---|---|---|---|",
+        "papers | abstained | recall | precision | first answer's paper in the message's own "
+        "top 3 |",
+        "|---|---|---|---|---|---|---|---|",
         *(
             f"| {name} | {s['sessions']} | {s['rewritten']} | {s['on_previous_papers']} | "
-            f"{s['abstained']} | {s['recall']} | {s['precision']} |"
+            f"{s['abstained']} | {s['recall']} | {s['precision']} | {s['previous_in_top_3']} |"
             for name, s in table.items()
         ),
     ]
