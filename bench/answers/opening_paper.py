@@ -105,7 +105,8 @@ def main() -> None:
         "",
         f"Command: `.venv/bin/python bench/answers/opening_paper.py --index DIR --part {args.part}`"
         f" ({len(claims)} SciFact claims with evidence, part `{args.part}`). The claim's paper "
-        f"is among the 10 retrieved for {retrieved / total:.3f} of them and among the papers "
+        f"is among the {index.settings.top_k} retrieved for {retrieved / total:.3f} of them "
+        f"and among the papers "
         f"the answer uses for {used / total:.3f}.",
         "",
         "| order of the answer's papers | the claim's paper opens the answer |",
