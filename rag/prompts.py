@@ -73,6 +73,10 @@ WHAT_NOT_STATED = {
 }
 NOT_STATED_ONE = "The abstract of {who} does not state {what}; here is what it does say."
 NOT_STATED = "None of the abstracts found states {what}; here is what they do say."
+# A follow-up that asks something of papers already shown ("main limitation?") when none of
+# their sentences is about it (the question-relevance check, rag/answer/relevance.py).
+NOT_ADDRESSED_ONE = "The abstract of {who} does not seem to address this; here is what it says."
+NOT_ADDRESSED = "These abstracts do not seem to address this; here is what they say."
 
 NO_SUPPORTED_SENTENCE = (
     "The model's answer was not supported by the papers it cited, so here are the most "

@@ -126,6 +126,15 @@ class Settings(BaseSettings):
         "paper_probability among the previous papers alone); chosen on the fitting sessions of "
         "bench/data/set_followups.jsonl by bench/answers/set_followups.py --scan.",
     )
+    continue_probability: float = Field(
+        0.8,
+        ge=0.0,
+        le=1.0,
+        description="A message with no pronoun and no paper's name ('main limitation?') is asked "
+        "of the last answer's papers when the probability that it follows up on them, read from "
+        "its own search (rag/answer/continuation.py), reaches this; chosen on the fitting "
+        "sessions of bench/data/generic_followups.jsonl by bench/answers/generic_followups.py.",
+    )
     answer_probability: float = Field(
         0.7,
         ge=0.0,

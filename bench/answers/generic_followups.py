@@ -17,6 +17,16 @@ cited-paper recall against `second_relevant`, and abstention (right for off-topi
 A signal for a rule to come is recorded beside them: where the first answer's best-placed
 paper ranks when the second message is searched on its own words over the whole collection
 (share in the top 3). Results: bench/results/OUT.md and OUT.json.
+
+    .venv/bin/python bench/answers/generic_followups.py --index DIR --fit
+
+fits `rag.answer.continuation` (whether the second message follows up on the first answer's
+papers) on the fitting sessions: a logistic regression over its features, computed as the
+product computes them, and `Settings.continue_probability`, the lowest bar at which no fitting
+topic switch or off-topic message is taken for a follow-up in 10-fold cross-validation. The
+table (cross-validated on the fitting part; held out) goes to bench/results/continuation.md and
+a summary to continuation.json; `--write` writes the weights to
+rag/answer/model/continuation.json.
 """
 
 from __future__ import annotations
@@ -33,13 +43,18 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from rag import api  # noqa: E402
+import numpy as np  # noqa: E402
+
+from rag import api, prompts  # noqa: E402
+from rag.answer import continuation  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import search  # noqa: E402
 from rag.index.spelling import corrected  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "generic_followups.jsonl"
+NOT_ADDRESSED = (prompts.NOT_ADDRESSED, prompts.NOT_ADDRESSED_ONE.split("{")[0])
+QUESTIONS = ROOT / "bench" / "data" / "paper_questions.jsonl"  # standalone: none an aspect
 RESULTS = ROOT / "bench" / "results"
 
 
@@ -69,6 +84,7 @@ def run(index: Index, session: dict[str, Any]) -> dict[str, Any]:
         "relevant": len(relevant),
         "cited": len(after),
         "previous_rank": rank,
+        "says_not_addressed": second.answer.startswith(NOT_ADDRESSED),
         "standalone": second.standalone,
         "answer": second.answer[:300],
     }
@@ -89,13 +105,140 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
+def feature_rows(index: Index, sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return each session's `continuation.signals` for its second message, as asked in chat."""
+    settings = index.settings.model_copy(update={"backend": "extractive"})
+    rows = []
+    for s in sessions:
+        first = api.ask(s["first"], settings=settings, index=index)
+        previous = [] if first.abstained else [c.hit.paper for c in first.citations]
+        message = corrected(index, s["second"])
+        hits = search(index, message, k=settings.top_k, retriever=settings.retriever, rescore=True)
+        if not previous or not hits:
+            continue  # nothing to follow up on: the product never asks
+        row = continuation.signals(index, message, previous, hits, settings.min_relevance)
+        rows.append({**s, "message": message, "signals": [round(v, 6) for v in row]})
+    return rows
+
+
+def aspect_model(
+    index: Index, rows: list[dict[str, Any]], sessions: list[dict[str, Any]]
+) -> tuple[dict[str, Any], np.ndarray]:
+    """Fit the `aspect` model on the fitting part; return it and its cross-fitted logits for
+    `rows` (the fitting sessions' second messages), so the next stage sees honest values."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+
+    questions = [json.loads(x) for x in QUESTIONS.read_text(encoding="utf-8").splitlines() if x]
+    others = {s["first"] for s in sessions if s["split"] == "fit"}
+    others |= {q["q"] for q in questions if q["split"] == "fit"}
+    texts = [r["message"] for r in rows] + sorted(others - {r["message"] for r in rows})
+    y = np.array(
+        [r["kind"] == "generic_followup" for r in rows] + [False] * (len(texts) - len(rows))
+    )
+    x = np.asarray(index.embedder.embed(texts))
+    logits = np.zeros(len(texts))
+    for train, test in StratifiedKFold(10, shuffle=True, random_state=0).split(x, y):
+        part = LogisticRegression(C=1.0, max_iter=2000).fit(x[train], y[train])
+        logits[test] = part.decision_function(x[test])
+    model = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
+    fitted = {
+        "coef": [round(float(v), 6) for v in model.coef_[0]],
+        "intercept": round(float(model.intercept_[0]), 6),
+        "messages": len(texts),
+        "aspects": int(y.sum()),
+    }
+    return fitted, logits[: len(rows)]
+
+
+def fit(index: Index, sessions: list[dict[str, Any]], write: bool) -> None:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    rows = feature_rows(index, sessions)
+    part = {name: [r for r in rows if r["split"] == name] for name in ("fit", "heldout")}
+    aspect, crossed = aspect_model(index, part["fit"], sessions)
+    held_vectors = np.asarray(index.embedder.embed([r["message"] for r in part["heldout"]]))
+    held_aspect = held_vectors @ np.array(aspect["coef"]) + aspect["intercept"]
+    x = {
+        "fit": np.column_stack([[r["signals"] for r in part["fit"]], crossed]),
+        "heldout": np.column_stack([[r["signals"] for r in part["heldout"]], held_aspect]),
+    }
+    y = {k: np.array([r["kind"] == "generic_followup" for r in v]) for k, v in part.items()}
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
+    folds = StratifiedKFold(10, shuffle=True, random_state=0)
+    cv = cross_val_predict(model, x["fit"], y["fit"], cv=folds, method="predict_proba")[:, 1]
+    model.fit(x["fit"], y["fit"])
+    held = model.predict_proba(x["heldout"])[:, 1]
+    grid = [round(t, 2) for t in np.arange(0.05, 1.0, 0.05)]
+    safe = [t for t in grid if not (cv[~y["fit"]] >= t).any()]
+    bar = min(safe) if safe else 0.95
+
+    def rates(rs: list[dict[str, Any]], p: np.ndarray, t: float) -> str:
+        cells = []
+        for kind in ("generic_followup", "topic_switch", "off_topic"):
+            taken = [q >= t for r, q in zip(rs, p, strict=True) if r["kind"] == kind]
+            cells.append(f"{sum(taken)}/{len(taken)}")
+        return " | ".join(cells)
+
+    scaler, lr = model[0], model[1]
+    aspect["mean"] = round(float(scaler.mean_[-1]), 6)
+    weights = {
+        "features": list(continuation.FEATURES),
+        "mean": [round(float(v), 6) for v in scaler.mean_],
+        "scale": [round(float(v), 6) for v in scaler.scale_],
+        "coef": [round(float(v), 6) for v in lr.coef_[0]],
+        "intercept": round(float(lr.intercept_[0]), 6),
+        "continue_probability": bar,
+        "aspect": aspect,
+    }
+    lines = [
+        "# Whether a message follows up on the last answer (`rag/answer/continuation.py`)",
+        "",
+        "Command: `.venv/bin/python bench/answers/generic_followups.py --index DIR --fit` "
+        f"({len(part['fit'])} fitting and {len(part['heldout'])} held-out sessions of "
+        "`bench/data/generic_followups.jsonl` whose first answer cited a paper; the `aspect` "
+        f"model on {aspect['messages']} fitting messages, {aspect['aspects']} of them aspects).",
+        "",
+        "Taken as a follow-up (generic follow-ups should be; topic switches and off-topic "
+        "messages should not). Fitting part: 10-fold cross-validated probabilities. The bar is "
+        "the lowest at which no fitting topic switch or off-topic message is taken.",
+        "",
+        "| bar | part | generic follow-ups | topic switches | off-topic |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {t}{' (chosen)' if t == bar else ''} | {name} | {rates(part[key], p, t)} |"
+            for t in grid
+            if abs(t - bar) <= 0.21
+            for name, key, p in (("fitting (cv)", "fit", cv), ("held out", "heldout", held))
+        ),
+        "",
+        "Weights (standardised features " + ", ".join(continuation.FEATURES) + "): "
+        f"coef {weights['coef']}, intercept {weights['intercept']}.",
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (RESULTS / "continuation.md").write_text(text, encoding="utf-8")
+    summary = {k: v for k, v in weights.items() if k != "aspect"}
+    (RESULTS / "continuation.json").write_text(json.dumps(summary, indent=1))
+    if write:
+        continuation.WEIGHTS.write_text(json.dumps(weights) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, required=True, help="a seed index (a copy)")
     parser.add_argument("--out", default="generic_followups")
+    parser.add_argument("--fit", action="store_true", help="fit rag.answer.continuation")
+    parser.add_argument("--write", action="store_true", help="with --fit: write its weights")
     args = parser.parse_args()
     index = Index(Settings(index_dir=args.index))
     sessions = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]
+    if args.fit:
+        fit(index, sessions, args.write)
+        return
     rows = [run(index, s) for s in sessions]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:

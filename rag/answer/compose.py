@@ -260,6 +260,7 @@ def compose(
     skip: frozenset[int] = frozenset(),
     every: bool = False,
     said: str = "",
+    absent: bool = False,
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
 
@@ -274,14 +275,18 @@ def compose(
         said: earlier answers' text, when the question follows up on papers shown there
             ("Tell me more.", "the second one"): a sentence shown there is not repeated while
             its paper has another one about the question.
+        absent: with `every`, the question asks something of its papers ("main limitation?"
+            after CELL): when none has a sentence about it, a note says so above their lines.
     """
     kind = question_kind(question)
     states = kind not in (Kind.DATASET, Kind.NUMBER)
     choices = []
+    found = False  # a paper has a sentence about the question
     for ev in evidence:
         if ev.n in skip:
             continue
         choice = choose(question, kind, relevance, ev, said)
+        found = found or choice is not None
         if choice is None and every:
             choice = Choice(ev.n, ev.best_sentence, 0.0, states)
         if choice is not None:
@@ -302,6 +307,12 @@ def compose(
                 note = prompts.NOT_STATED_ONE.format(who=who, what=what)
             else:
                 note = prompts.NOT_STATED.format(what=what)
+    elif absent and every and choices and not found:
+        if len(evidence) == 1:
+            who = speaker(evidence[0].hit.paper)[0] or "the paper"
+            note = prompts.NOT_ADDRESSED_ONE.format(who=who)
+        else:
+            note = prompts.NOT_ADDRESSED
     by_n = {ev.n: ev for ev in evidence}
     lines = tuple(shown_form(c, by_n[c.n], checker) for c in choices)
     return Composed(kind, note, lines)

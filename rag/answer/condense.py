@@ -137,7 +137,7 @@ class Condensed:
 
     question: str  # standalone
     original: str
-    method: str = "as-is"  # "as-is", "rule" or "llm"
+    method: str = "as-is"  # "as-is", "rule", "llm" or "context" (rag/answer/continuation.py)
     papers: tuple[Paper, ...] = ()  # the papers the follow-up refers to, if any
     # A choice among `papers` ("Which of them is about X?", "Are any of them ...?"): the
     # question's own words, without the reference, to judge each of them on; None otherwise.
@@ -321,9 +321,21 @@ def rule_rewrite(
     if found is not None:
         rewritten = _with_name(question, found.span(), papers)
     else:  # no subject of its own ("Why?", "Tell me more."): about the previous papers
-        names = " and ".join(paper_name(p) for p in papers)
-        rewritten = f"{question.rstrip(' ?.!')} ({names})?"
+        return asked_of(question, papers)
     return Condensed(rewritten, question, "rule", tuple(papers))
+
+
+def asked_of(question: str, papers: Sequence[Paper], method: str = "rule") -> Condensed:
+    """`question` asked of `papers`: "Why?" -> "Why (CELL)?", "main limitation?" -> "main
+    limitation (CELL)?"."""
+    names = " and ".join(paper_name(p) for p in papers)
+    return Condensed(f"{question.rstrip(' ?.!')} ({names})?", question, method, tuple(papers))
+
+
+def last_answer_papers(history: Sequence[Any] | None, resolve: Resolver | None) -> list[Paper]:
+    """Return the papers the last answer in `history` cited, in its order (none: empty)."""
+    last = next((t for t in reversed(to_turns(history)) if t.answer), None)
+    return _papers_of(last, resolve)
 
 
 _AUXILIARIES = frozenset("is was can could will would should".split())  # noqa: SIM905

@@ -19,7 +19,8 @@ from rag.answer import paper_choice
 from rag.answer.abstention import Decision, decide, question_terms
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.answer.compose import Kind, checked_as_cited, compose, question_kind
-from rag.answer.condense import Condensed, condense, to_turns
+from rag.answer.condense import Condensed, asked_of, condense, last_answer_papers, to_turns
+from rag.answer.continuation import among, continues
 from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
@@ -28,7 +29,7 @@ from rag.answer.relevance import RelevanceCheck
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
-from rag.index.retrieve import Filters, best_passages, search
+from rag.index.retrieve import Filters, hits_of, search
 from rag.index.spelling import corrected
 from rag.ingest.naming import author_phrase, method_name, speaker
 from rag.ingest.wanted import names_what_it_wants
@@ -274,6 +275,15 @@ def answer_stream(
         index, query, k=k, retriever=retriever or settings.retriever, filters=filters
     )
     timings["retrieve_s"] = time.perf_counter() - t0
+    if history and condensed.method == "as-is":
+        # "main limitation?" after an answer: no pronoun, no name, yet about its papers when its
+        # own search says so (rag/answer/continuation.py); a new topic is searched as typed.
+        previous = last_answer_papers(history, lambda text: _source_of(index, text))
+        least = settings.min_relevance
+        if continues(index, query, previous, hits, least, settings.continue_probability):
+            theirs = among(index, query, previous, hits, least, settings.paper_probability)
+            condensed = asked_of(query, theirs, "context")
+            query = standalone = condensed.question
     decision = None
     outside = False  # the answer's papers are not among the previous answer's (a choice's)
     if condensed.pick is not None:
@@ -285,7 +295,7 @@ def answer_stream(
             query = condensed.pick
     elif condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
-        relevant = _focus_hits(index, query, condensed.papers, hits)
+        relevant = hits_of(index, query, condensed.papers, hits)
     else:
         # One judgement per retrieved paper (rag/answer/paper_choice.py), the same whatever the
         # question's wording: does this paper address the question? The question is answered
@@ -309,6 +319,11 @@ def answer_stream(
     # each picked paper's sentence on federation, and the papers' names in the standalone
     # question ("Which of IDFT and Guan et al. are federated?") name no topic.
     asked = condensed.pick if condensed.pick is not None else query
+    if condensed.method == "context":  # "main limitation?" is judged on its words, not names
+        asked = corrected(index, condensed.original)
+    # It asks something of the papers it names ("main limitation?", "does the second one use
+    # tools?"): when none of them has a sentence about it, the answer says so.
+    absent = named and condensed.pick is None and names_what_it_wants(condensed.original)
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
@@ -393,7 +408,9 @@ def answer_stream(
             notice = _join(notice, prompts.NO_SUPPORTED_SENTENCE)
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
-        composed = compose(asked, evidence, checker, relevance, every=named, said=said)
+        composed = compose(
+            asked, evidence, checker, relevance, every=named, said=said, absent=absent
+        )
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield render.note(composed.note)
@@ -501,7 +518,7 @@ def _pick(
     terms = question_terms(index, words)
     decision = decide(index, words, collection, settings.min_relevance)
     found = {h.paper.id for h in collection}
-    theirs = _focus_hits(index, words, papers, collection)
+    theirs = hits_of(index, words, papers, collection)
     missing = sorted((h for h in theirs if h.paper.id not in found), key=lambda h: -h.relevance)
     pool = [*collection, *missing]
     overall = {
@@ -619,22 +636,6 @@ def _with_abstracts(
         )
     except FilterMatchesNothingError:
         return []  # every paper the filter lets through is title-only: nothing to quote
-
-
-def _focus_hits(index: Index, query: str, papers: Sequence[Paper], hits: list[Hit]) -> list[Hit]:
-    """Return hits for exactly `papers`, in their order, reusing the search's where it has them."""
-    papers = [p for p in papers if not p.title_only]  # a title is not a finding to quote
-    found = {h.paper.id: h for h in hits}
-    missing = [p.id for p in papers if p.id not in found and p.id in index.papers]
-    if missing:
-        best = best_passages(index, index.embedder.embed([query])[0], missing)
-        for pid in missing:
-            relevance, snippet = best.get(pid, (0.0, index.papers[pid].abstract))
-            found[pid] = Hit(index.papers[pid], 0, 0.0, snippet[:320], relevance)
-    ordered = [found[p.id] for p in papers if p.id in found]
-    return [
-        Hit(h.paper, rank, h.score, h.snippet, h.relevance) for rank, h in enumerate(ordered, 1)
-    ]
 
 
 def build_prompt(question: str, evidence: list[Evidence]) -> Prompt:

@@ -7,7 +7,7 @@ reciprocal rank fusion of the same two lists: it keeps how far the first hits ar
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -229,6 +229,22 @@ def search(
         relevance, snippet = passages.get(pid, (0.0, paper.abstract))
         hits.append(Hit(paper, rank, scores[pid], _shorten(snippet), relevance))
     return hits
+
+
+def hits_of(index: Index, query: str, papers: Sequence[Paper], hits: list[Hit]) -> list[Hit]:
+    """Return hits for exactly `papers`, in their order, reusing the search's where it has them."""
+    papers = [p for p in papers if not p.title_only]  # a title is not a finding to quote
+    found = {h.paper.id: h for h in hits}
+    missing = [p.id for p in papers if p.id not in found and p.id in index.papers]
+    if missing:
+        best = best_passages(index, index.embedder.embed([query])[0], missing)
+        for pid in missing:
+            relevance, snippet = best.get(pid, (0.0, index.papers[pid].abstract))
+            found[pid] = Hit(index.papers[pid], 0, 0.0, snippet[:320], relevance)
+    ordered = [found[p.id] for p in papers if p.id in found]
+    return [
+        Hit(h.paper, rank, h.score, h.snippet, h.relevance) for rank, h in enumerate(ordered, 1)
+    ]
 
 
 def _shorten(text: str, limit: int = 320) -> str:

@@ -1,0 +1,144 @@
+"""Whether a message with words of its own still asks about the last answer's papers.
+
+"main limitation?", "accuracy cost?" or "evaluated how?" after an answer hold no pronoun and name
+no paper, so `condense` leaves them as typed; searched on their own words they find whichever
+paper mentions limitations, or nothing. A new topic ("graph out-of-distribution detection") or
+an off-topic message ("NeRF rendering speed") must still be searched as typed. One calibrated
+judgement tells them apart, from what the message's own search shows, never from its wording:
+
+- `rank`: log of the place of the last answer's best-placed paper among the message's own hits
+  (one past the last hit when none is there);
+- `previous`: the per-paper probability (rag/answer/paper_choice.py) that the best of the last
+  answer's papers addresses the message, judged beside the message's own hits;
+- `terms`: log(1 + the message's term count): a follow-up leans on the answer and names little;
+- `cosine`: the best passage cosine of the message's own search: a new topic finds its paper;
+- `unknown`: the share of the message's terms that no paper holds ("robot grasping"): words
+  from outside the collection are a subject it lacks, not an aspect of its papers;
+- `aspect`: whether the message names only an aspect of papers ("limitations?", "code?",
+  "training cost") rather than a subject ("auctions", "DPO vs RLHF", "pizza in Naples"): a
+  linear model over the message's MiniLM vector, fitted on the fitting part's messages and on
+  the standalone questions of `bench/data/paper_questions.jsonl` (its fitting part). With an
+  embedding model other than the bundled one it is left at its mean, and weighs nothing.
+
+A logistic regression fitted by `bench/answers/generic_followups.py --fit` on the fitting
+sessions of `bench/data/generic_followups.jsonl` combines them (the `aspect` values it is fitted
+on are cross-fitted); the message is taken as a follow-up on those papers when its probability
+reaches `Settings.continue_probability`, chosen there too. Weights: `model/continuation.json`;
+held-out figures: bench/results/continuation.md. It is then asked of those of them
+that the same per-paper judgement, among them alone, finds on its words (`among`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rag.answer import paper_choice
+from rag.answer.abstention import decide, documents_holding, logistic, question_terms
+from rag.index.model_files import BUNDLED_MODEL
+from rag.index.paper_index import Index
+from rag.index.retrieve import hits_of
+from rag.records import Hit, Paper
+
+FEATURES = ("rank", "previous", "terms", "cosine", "unknown", "aspect")
+WEIGHTS = Path(__file__).with_name("model") / "continuation.json"
+
+
+@functools.cache
+def weights() -> dict[str, Any]:
+    """The fitted weights (bench/answers/generic_followups.py --fit --write)."""
+    return dict(json.loads(WEIGHTS.read_text(encoding="utf-8")))
+
+
+def aspect(index: Index, message: str) -> float:
+    """Return the logit that `message` names only an aspect of papers, not a subject."""
+    fitted = weights()["aspect"]
+    if index.settings.embedding_model != BUNDLED_MODEL:
+        return float(fitted["mean"])  # the weights read MiniLM's vectors only
+    vector = index.embedder.embed([message])[0]
+    coef = np.array(fitted["coef"])
+    if vector.shape != coef.shape:  # an embedder of another size (tests, a custom one)
+        return float(fitted["mean"])
+    return float(vector @ coef + fitted["intercept"])
+
+
+def signals(
+    index: Index, message: str, previous: Sequence[Paper], hits: Sequence[Hit], least: float
+) -> list[float]:
+    """Return the `FEATURES` of `message` (its own `hits`, best first) but `aspect`, after an
+    answer that cited `previous`; `least` is `Settings.min_relevance`."""
+    ids = {p.id for p in previous}
+    rank = next((i for i, h in enumerate(hits, 1) if h.paper.id in ids), len(hits) + 1)
+    terms = question_terms(index, message)
+    decision = decide(index, message, list(hits), least)
+    found = {h.paper.id for h in hits}
+    missing = [h for h in hits_of(index, message, previous, list(hits)) if h.paper.id not in found]
+    judged = paper_choice.judge(index, message, [*hits, *missing], terms, decision)
+    best = max((j.probability for j in judged if j.hit.paper.id in ids), default=0.0)
+    cosine = max((h.relevance for h in hits), default=0.0)
+    absent = sum(not len(documents_holding(index, t, name)) for t, name in terms)
+    unknown = absent / len(terms) if terms else 0.0
+    return [math.log(rank), best, math.log1p(len(terms)), cosine, unknown]
+
+
+def features(
+    index: Index, message: str, previous: Sequence[Paper], hits: Sequence[Hit], least: float
+) -> np.ndarray:
+    """Return the `FEATURES` of `message` after an answer that cited `previous`."""
+    row = [*signals(index, message, previous, hits, least), aspect(index, message)]
+    return np.array(row, dtype=np.float64)
+
+
+def probability(row: np.ndarray) -> float:
+    """Return the fitted probability that a message with these `features` is a follow-up."""
+    w = weights()
+    return float(logistic(row[None, :], w["mean"], w["scale"], w["coef"], w["intercept"])[0])
+
+
+def continues(
+    index: Index,
+    message: str,
+    previous: Sequence[Paper],
+    hits: Sequence[Hit],
+    least: float,
+    threshold: float,
+) -> bool:
+    """Return whether `message`, searched as typed to `hits`, follows up on `previous`."""
+    if not previous or not hits:
+        return False
+    return probability(features(index, message, previous, hits, least)) >= threshold
+
+
+def among(
+    index: Index,
+    message: str,
+    previous: Sequence[Paper],
+    hits: Sequence[Hit],
+    least: float,
+    bar: float,
+) -> list[Paper]:
+    """Return the papers of `previous` that address `message` judged among themselves alone
+    (ranked as its own search ranks them), most probable first; with none past `bar`, the best.
+
+    This is how a choice among a set is judged ("Which of them ...?", rag/answer/pipeline.py):
+    the probability a paper stands out from the others on the message's words.
+    """
+    place = {h.paper.id: i for i, h in enumerate(hits)}
+    theirs = hits_of(index, message, previous, list(hits))
+    theirs.sort(key=lambda h: place.get(h.paper.id, len(place)))
+    ranked = [Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(theirs, 1)]
+    if not ranked:
+        return []
+    terms = question_terms(index, message)
+    judged = paper_choice.judge(
+        index, message, ranked, terms, decide(index, message, ranked, least)
+    )
+    judged.sort(key=lambda j: -j.probability)
+    kept = [j.hit.paper for j in judged if j.probability >= bar]
+    return kept or [judged[0].hit.paper]

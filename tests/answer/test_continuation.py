@@ -1,0 +1,112 @@
+"""A message with no pronoun and no name after an answer: a follow-up, a new topic or off-topic.
+
+"main limitation?" after an answer on CELL asks about CELL; "Markov chains" after one on ConPress
+is a new topic; "best pizza in Naples?" is about nothing in the collection. One calibrated
+judgement (rag/answer/continuation.py) tells them apart, from the message's own search.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from rag import prompts
+from rag.answer import continuation
+from rag.index.model_files import BUNDLED_MODEL
+from rag.index.paper_index import Index
+from tests.answer.chat_turns import chat, first_authors
+
+
+def test_the_weights_match_the_features() -> None:
+    weights = continuation.weights()
+    assert weights["features"] == list(continuation.FEATURES)
+    for key in ("mean", "scale", "coef"):
+        assert len(weights[key]) == len(continuation.FEATURES)
+    assert len(weights["aspect"]["coef"]) == 384  # MiniLM's vectors
+
+
+def test_another_embedding_model_leaves_the_aspect_at_its_mean() -> None:
+    def embed(texts: list[str]) -> np.ndarray:
+        raise AssertionError("the bundled model's weights must not read another model's vector")
+
+    index: Any = SimpleNamespace(
+        settings=SimpleNamespace(embedding_model="/models/my-own"),
+        embedder=SimpleNamespace(embed=embed),
+    )
+    assert (
+        continuation.aspect(index, "main limitation?") == continuation.weights()["aspect"]["mean"]
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("What is CELL?", "what's the main limitation?"),
+        ("Which papers make LLM reasoning shorter?", "is the accuracy hurt?"),
+        ("Tell me about ZS-SVD", "compared to what?"),
+        ("Which papers are about auctions?", "limitations?"),
+    ],
+)
+def test_a_follow_up_naming_only_an_aspect_is_asked_of_the_last_answer_s_papers(
+    real_seed_index: Index, first: str, second: str
+) -> None:
+    one, two = chat(real_seed_index, [first, second])
+    assert not two.abstained, two.answer
+    assert two.standalone not in (None, second)
+    assert set(first_authors(two)) <= set(first_authors(one)), two.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "second", "gold"),
+    [
+        ("What is ConPress?", "Markov chains", "Oğuz Yüksel"),
+        ("What is ICGNN?", "DPO vs RLHF", "Yonggang Zhang"),
+        ("What is ICGNN?", "graph prompting", "Yumeng Zhao"),
+        ("Which papers are about auctions?", "layer skipping", "Ziyue Li"),
+    ],
+)
+def test_a_short_new_topic_after_an_answer_is_searched_as_typed(
+    real_seed_index: Index, first: str, second: str, gold: str
+) -> None:
+    one, two = chat(real_seed_index, [first, second])
+    assert two.standalone is None
+    assert gold in first_authors(two)
+    assert not set(first_authors(one)) & set(first_authors(two))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("What is CELL?", "best pizza in Naples?"),
+        ("What is CELL?", "how do I renew my passport"),
+        ("Which papers study transformers on Markov chains?", "robot arm grasp planning"),
+    ],
+)
+def test_an_off_topic_message_after_an_answer_still_abstains(
+    real_seed_index: Index, first: str, second: str
+) -> None:
+    _, two = chat(real_seed_index, [first, second])
+    assert two.abstained, two.answer
+
+
+@pytest.mark.slow
+def test_a_follow_up_its_paper_says_nothing_about_says_so(real_seed_index: Index) -> None:
+    _, two = chat(real_seed_index, ["deep BSDE solvers for PDEs", "any experimental results?"])
+    assert first_authors(two) == ["Jaemin Seo"]
+    assert two.answer.startswith(prompts.NOT_ADDRESSED_ONE.format(who="Seo et al.").split(";")[0])
+
+
+def test_an_embedder_of_another_size_leaves_the_aspect_at_its_mean() -> None:
+    index: Any = SimpleNamespace(
+        settings=SimpleNamespace(embedding_model=BUNDLED_MODEL),
+        embedder=SimpleNamespace(embed=lambda texts: np.ones((len(texts), 64))),
+    )
+    assert (
+        continuation.aspect(index, "main limitation?") == continuation.weights()["aspect"]["mean"]
+    )
