@@ -4,6 +4,7 @@
     .venv/bin/python bench/answers/finding_first.py seeds TAG --index DIR [--split heldout]
         [--questions bench/data/quantity_questions.jsonl]
     .venv/bin/python bench/answers/finding_first.py lists TAG --index DIR [--split heldout]
+    .venv/bin/python bench/answers/finding_first.py followups TAG --index DIR [--split heldout]
     .venv/bin/python bench/answers/finding_first.py report
 
 `scifact`: every SciFact training claim with labelled evidence is asked (`rag ask`, extractive,
@@ -22,6 +23,11 @@ an amount, an effect's size or a margin, in many phrasings, written blind; a thi
 
 `lists`: the list questions of bench/data/list_lines.jsonl over the seed index: for each
 labelled paper the answer cites, its line is the labelled sentence (or an acceptable one).
+
+`followups`: bench/data/aspect_lines.jsonl, the generic follow-ups of
+bench/data/generic_followups.jsonl ("privacy guarantees?" after a list on federated learning)
+asked in chat after their first question: for each labelled paper the second answer cites, its
+line is the sentence on the asked aspect (labelled blind; same split as the session).
 
 The sentence choice these score is fitted by `bench/answers/sentence_choice.py`, which uses
 `seed_cases` and `scifact_cases` below to record what the composer saw.
@@ -62,6 +68,7 @@ RESULTS = ROOT / "bench" / "results"
 ROLE_QUESTIONS = ROOT / "bench" / "data" / "role_questions.jsonl"
 QUANTITY_QUESTIONS = ROOT / "bench" / "data" / "quantity_questions.jsonl"
 LIST_LINES = ROOT / "bench" / "data" / "list_lines.jsonl"
+ASPECT_LINES = ROOT / "bench" / "data" / "aspect_lines.jsonl"
 PHRASING_NEEDS = ROOT / "bench" / "data" / "phrasing_needs.jsonl"
 # A need's phrasings that ask for a list: each gets the need's labelled line per paper.
 LIST_PHRASINGS = ("which_papers", "what_do_papers_say", "summarize")
@@ -216,9 +223,11 @@ class Case:
     targets: set[str]
 
 
-def captured(index: Index, question: str) -> tuple[list[Any], Any, str] | None:
-    """Answer `question`; return the evidence, relevance check and question (as searched:
-    corrected, condensed) its composer was given."""
+def captured(
+    index: Index, question: str, history: list[Any] | None = None
+) -> tuple[list[Any], Any, str] | None:
+    """Answer `question` (after `history`); return the evidence, relevance check and question
+    (as searched: corrected, condensed) its composer was given."""
     seen: list[tuple[list[Any], Any, str]] = []
     original = pipeline.compose
 
@@ -228,7 +237,7 @@ def captured(index: Index, question: str) -> tuple[list[Any], Any, str] | None:
 
     pipeline.compose = spy  # type: ignore[assignment]
     try:
-        api.ask(question, index=index, settings=index.settings, backend=None)
+        api.ask(question, index=index, settings=index.settings, backend=None, history=history)
     finally:
         pipeline.compose = original  # type: ignore[assignment]
     return seen[0] if seen else None
@@ -326,6 +335,84 @@ def lists(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def covered(line: dict[str, Any], sents: list[str]) -> set[int]:
+    """The places in `sents` of the sentences a labelled line's wanted and acceptable ones hold
+    whole: a label copied from the raw abstract may span two of the product's sentences."""
+    labels = [words(w) for w in [line["want"], *line["also_ok"]]]
+    return {
+        i
+        for i, s in enumerate(sents)
+        if any(len(a & words(s)) >= 0.9 * max(1, len(words(s))) for a in labels)
+    }
+
+
+def aspect_sessions(split: str) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The labelled lines of bench/data/aspect_lines.jsonl in `split` ("all": both), by session
+    (first question, follow-up); lines whose paper does not address the follow-up are left out."""
+    if not ASPECT_LINES.exists():
+        return {}
+    sessions: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for line in (json.loads(x) for x in ASPECT_LINES.read_text(encoding="utf-8").splitlines()):
+        if (split == "all" or line["split"] == split) and line["want"]:
+            sessions.setdefault((line["first"], line["q"]), []).append(line)
+    return sessions
+
+
+def aspect_cases(index: Index, split: str) -> list[Case]:
+    """The labelled line of each paper a generic follow-up's answer uses (see `followups`)."""
+    cases = []
+    for (first, question), lines in aspect_sessions(split).items():
+        before = api.ask(first, index=index, settings=index.settings, backend=None)
+        if (got := captured(index, question, [(first, before)])) is None:
+            continue
+        labelled = {line["paper"]: line for line in lines}
+        for ev in got[0]:
+            line = labelled.get(ev.hit.paper.authors[0] if ev.hit.paper.authors else "")
+            if line is not None:
+                sents = paper_sentences(ev.hit.paper)
+                targets = {sents[i] for i in covered(line, sents)}
+                cases.append(Case(got[2], ev, got[1], targets))
+    return cases
+
+
+def followups(args: argparse.Namespace) -> dict[str, Any]:
+    """Each generic follow-up asked after its first question; for every labelled paper the
+    second answer cites, is its line the sentence on the asked aspect?"""
+    settings = Settings(index_dir=Path(args.index))
+    index = Index(settings)
+    by_author = {p.authors[0] if p.authors else "": p for p in index.papers.values()}
+    rows = []
+    for (first, question), lines in aspect_sessions(args.split).items():
+        before = api.ask(first, index=index, settings=settings, backend=None)
+        answer = api.ask(
+            question, index=index, settings=settings, backend=None, history=[(first, before)]
+        )
+        for line in lines:
+            text, _ = first_line(answer, line["paper"])
+            sents = [s for s, _ in sentence_roles(by_author[line["paper"]].abstract)]
+            got = closest(text, sents) if text else -1
+            rows.append(
+                {
+                    "first": first,
+                    "q": question,
+                    "paper": line["paper"],
+                    "line": text,
+                    "cited": bool(text),
+                    "ok": got >= 0 and got in covered(line, sents),
+                    "fragment": is_fragment(text),
+                }
+            )
+    cited = [r for r in rows if r["cited"]]
+    return {
+        "set": f"aspect follow-ups:{args.split}",
+        "labelled_lines": len(rows),
+        "cited": len(cited),
+        "wanted_line_given_cited": share(sum(r["ok"] for r in cited), len(cited)),
+        "fragments": sum(r["fragment"] for r in cited),
+        "rows": rows,
+    }
+
+
 def scifact_cases(index: Index, parts: tuple[str, ...]) -> list[Case]:
     sentences = stance_data.load_sentences()
     cases = []
@@ -379,7 +466,12 @@ def report(_: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
-    for name, fn in (("scifact", scifact), ("seeds", seeds), ("lists", lists)):
+    for name, fn in (
+        ("scifact", scifact),
+        ("seeds", seeds),
+        ("lists", lists),
+        ("followups", followups),
+    ):
         p = sub.add_parser(name)
         p.add_argument("tag")
         p.add_argument("--index", required=True)

@@ -8,13 +8,14 @@
 labelled paper, every sentence the composer could choose from as it saw them (the question as
 searched, after correction and condensing): its role, its cosine to the question, the share of
 the question's terms it holds, whether it passes the question-relevance gate, whether it is a
-fragment, and whether it is a wanted one. Four labelled sets: the seed role questions
+fragment, and whether it is a wanted one. The labelled sets: the seed role questions
 (bench/data/role_questions.jsonl, `fit` / `heldout` by the file's split), the lines of the
 relevant papers of seed list questions (bench/data/list_lines.jsonl, same split; fitted on only
 with `--fit-lists`: see bench/results/sentence_choice_lists.md), the SciFact training
 claims with rationale sentences (the stance parts: fit + calib to fit on, held_out only
-reported), and aim questions from structured SciFact abstracts (`aim_cases`; parts by a hash of
-the abstract). The aim questions' targets are the sentences the authors filed under results or
+reported), aim questions from structured SciFact abstracts (`aim_cases`; parts by a hash of
+the abstract), and the lines of generic follow-ups asked in chat (bench/data/aspect_lines.jsonl,
+same split as their sessions; fitted on only with `--fit-aspects`). The aim questions' targets are the sentences the authors filed under results or
 conclusions, and those roles are features, so their held-out score says the fit learned to put
 findings first for such questions, not that it reads the findings better. Cases go to the
 temporary folder (rebuilt in about three minutes once both indexes exist).
@@ -158,6 +159,10 @@ def collect(args: argparse.Namespace) -> None:
         out += [
             record(f"seed lists {split}", c) for c in finding_first.list_cases(seeds_index, split)
         ]
+        out += [
+            record(f"aspect follow-ups {split}", c)
+            for c in finding_first.aspect_cases(seeds_index, split)
+        ]
     if args.scifact_index:
         sf = Path(args.scifact_index)
         index = Index(Settings(index_dir=sf / "eval-scifact", collection="eval-scifact"))
@@ -278,13 +283,20 @@ FITTING = ("seeds fit", "scifact tune", "aims fit", "quantity fit")
 # Fitted too with --fit-lists only: on them the list lines and the role questions disagree
 # (bench/results/sentence_choice_lists.md).
 LISTS_FIT = "seed lists fit"
+# Fitted too with --fit-aspects: the lines of generic follow-ups ("privacy guarantees?"),
+# bench/data/aspect_lines.jsonl.
+ASPECTS_FIT = "aspect follow-ups fit"
 
 
 def fit(args: argparse.Namespace) -> None:
     cases = json.loads(CASES.read_text())
     sets = sorted({c["set"] for c in cases})
     by_set = {s: [c for c in cases if c["set"] == s] for s in sets}
-    fitting_sets = (*FITTING, LISTS_FIT) if args.fit_lists else FITTING
+    fitting_sets = (
+        *FITTING,
+        *((LISTS_FIT,) if args.fit_lists else ()),
+        *((ASPECTS_FIT,) if args.fit_aspects else ()),
+    )
     fitting = [c for c in cases if c["set"] in fitting_sets]
     cv = {}
     for l2 in (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0):
@@ -308,7 +320,7 @@ def fit(args: argparse.Namespace) -> None:
         "|---|---|---|---|---|",
     ]
     shipped = dict(wanted_module.choice_weights())
-    held = [c for c in cases if c["set"] not in (*fitting_sets, LISTS_FIT)]
+    held = [c for c in cases if c["set"] not in (*fitting_sets, LISTS_FIT, ASPECTS_FIT)]
     for name, part in [*by_set.items(), ("all held out", held)]:
         lines.append(
             f"| {name} | {len(part)} | {top1(part, today):.3f} | {top1(part, shipped):.3f} | "
@@ -338,6 +350,7 @@ def main() -> None:
     p.add_argument("--write", action="store_true", help="write the weights the product reads")
     p.add_argument("--out", default="", help="write bench/results/OUT.md")
     p.add_argument("--fit-lists", action="store_true", help="fit on the list lines too")
+    p.add_argument("--fit-aspects", action="store_true", help="fit on the aspect lines too")
     p.set_defaults(fn=fit)
     args = parser.parse_args()
     args.fn(args)
