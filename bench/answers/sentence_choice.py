@@ -15,9 +15,10 @@ with `--fit-lists`: see bench/results/sentence_choice_lists.md), the SciFact tra
 claims with rationale sentences (the stance parts: fit + calib to fit on, held_out only
 reported), aim questions from structured SciFact abstracts (`aim_cases`; parts by a hash of
 the abstract), and the lines of generic follow-ups asked in chat (bench/data/aspect_lines.jsonl,
-same split as their sessions; fitted on only with `--fit-aspects`). The aim questions' targets are the sentences the authors filed under results or
-conclusions, and those roles are features, so their held-out score says the fit learned to put
-findings first for such questions, not that it reads the findings better. Cases go to the
+same split as their sessions; fitted on only with `--fit-aspects`). The aim questions' targets
+are the sentences the authors filed under results or conclusions, and those roles are features,
+so their held-out score says the fit learned to put findings first for such questions, not that
+it reads the findings better. Cases go to the
 temporary folder (rebuilt in about three minutes once both indexes exist).
 
 `fit` fits the weights of `rag.ingest.wanted.choice_scores` (a softmax over the candidate
