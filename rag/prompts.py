@@ -113,6 +113,13 @@ DRAWN_FROM_ENGLISH = (
 
 # A follow-up that picks among the papers listed before ("Which of them ...?") when none of them
 # is about its words: the answer's first line, before the collection's best paper on them.
+# A choice among the papers listed ("Which one is fastest?") that none of them, nor any other
+# paper of the collection, is judged to answer: the collection does have papers, the set's.
+NONE_IN_SET_NOR_ELSEWHERE = (
+    "None of the papers listed earlier says this, and no other paper in the collection is about "
+    "it. The nearest papers are listed below."
+)
+
 NONE_IN_SET = (
     "None of the papers listed earlier is about this; the paper below is from the rest of the "
     "collection."

@@ -328,7 +328,13 @@ def answer_stream(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
     if not evidence:
-        said = prompts.NO_OTHER if shown_before else prompts.ABSTAIN
+        said = (
+            prompts.NO_OTHER
+            if shown_before
+            else prompts.NONE_IN_SET_NOR_ELSEWHERE
+            if condensed.pick is not None and condensed.papers
+            else prompts.ABSTAIN
+        )
         yield said
         timings["total_s"] = time.perf_counter() - t0
         ordered = sorted(hits, key=lambda h: -h.relevance)  # most relevant first

@@ -105,7 +105,10 @@ def render_turn(answer: Answer) -> str:
             f'<span class="searched">Searched for: “{_md_escape(answer.standalone)}”</span>'
         )
     if answer.abstained:
-        said = "No other paper" if answer.answer == prompts.NO_OTHER else "No paper on this"
+        said = {
+            prompts.NO_OTHER: "No other paper",
+            prompts.NONE_IN_SET_NOR_ELSEWHERE: "None of them",
+        }.get(answer.answer, "No paper on this")
         parts.append(f"{_label('abstained', said)} {render_answer(answer.answer)}")
     else:
         parts.append(render_answer(answer.answer))

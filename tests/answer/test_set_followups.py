@@ -105,6 +105,17 @@ def test_none_of_the_set_says_so_in_one_line_and_gives_the_paper_outside_it(
 
 
 @pytest.mark.slow
+def test_a_choice_nothing_answers_does_not_say_the_collection_lacks_the_papers(
+    real_seed_index: Index,
+) -> None:
+    listed, fastest = chat(real_seed_index, ["federated learning papers", "which one is fastest?"])
+    assert listed.citations
+    assert fastest.abstained
+    # The listed papers are in the collection: "The collection has no paper on this" is untrue.
+    assert fastest.answer == prompts.NONE_IN_SET_NOR_ELSEWHERE
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
 def test_the_other_after_a_choice_is_the_rest_of_the_list(real_seed_index: Index, ask: Any) -> None:
     listed, chosen, other = ask(
