@@ -282,8 +282,9 @@ def answer_stream(
         least = settings.min_relevance
         if continues(index, query, previous, hits, least, settings.continue_probability):
             theirs = among(index, query, previous, hits, least, settings.paper_probability)
-            condensed = asked_of(query, theirs, "context")
-            query = standalone = condensed.question
+            if theirs:  # none when every one of them is a title-only record
+                condensed = asked_of(query, theirs, "context")
+                query = standalone = condensed.question
     decision = None
     outside = False  # the answer's papers are not among the previous answer's (a choice's)
     if condensed.pick is not None:
