@@ -48,6 +48,7 @@ import numpy as np  # noqa: E402
 
 from rag import api, prompts  # noqa: E402
 from rag.answer import continuation  # noqa: E402
+from rag.answer.abstention import decide, question_terms  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import search  # noqa: E402
 from rag.index.spelling import corrected  # noqa: E402
@@ -123,7 +124,9 @@ def feature_rows(index: Index, sessions: list[dict[str, Any]]) -> list[dict[str,
         hits = search(index, message, k=settings.top_k, retriever=settings.retriever, rescore=True)
         if not previous or not hits:
             continue  # nothing to follow up on: the product never asks
-        row = continuation.signals(index, message, previous, hits, settings.min_relevance)
+        terms = question_terms(index, message)
+        decision = decide(index, message, hits, settings.min_relevance)
+        row = continuation.signals(index, message, previous, hits, terms, decision)
         rows.append({**s, "message": message, "signals": [round(v, 6) for v in row]})
     return rows
 

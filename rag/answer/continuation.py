@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from rag.answer import paper_choice
-from rag.answer.abstention import decide, documents_holding, logistic, question_terms
+from rag.answer.abstention import Decision, decide, documents_holding, logistic
 from rag.index.model_files import BUNDLED_MODEL
 from rag.index.paper_index import Index
 from rag.index.retrieve import hits_of
@@ -69,14 +69,18 @@ def aspect(index: Index, message: str) -> float:
 
 
 def signals(
-    index: Index, message: str, previous: Sequence[Paper], hits: Sequence[Hit], least: float
+    index: Index,
+    message: str,
+    previous: Sequence[Paper],
+    hits: Sequence[Hit],
+    terms: list[tuple[str, bool]],
+    decision: Decision,
 ) -> list[float]:
-    """Return the `FEATURES` of `message` (its own `hits`, best first) but `aspect`, after an
-    answer that cited `previous`; `least` is `Settings.min_relevance`."""
+    """Return the `FEATURES` of `message` but `aspect`, after an answer that cited `previous`,
+    from what its own search gave: its `hits` (best first), its `terms` (`question_terms`) and
+    its `decision` (`abstention.decide` over those hits), which the answer reuses."""
     ids = {p.id for p in previous}
     rank = next((i for i, h in enumerate(hits, 1) if h.paper.id in ids), len(hits) + 1)
-    terms = question_terms(index, message)
-    decision = decide(index, message, list(hits), least)
     found = {h.paper.id for h in hits}
     missing = [h for h in hits_of(index, message, previous, list(hits)) if h.paper.id not in found]
     judged = paper_choice.judge(index, message, [*hits, *missing], terms, decision)
@@ -88,10 +92,15 @@ def signals(
 
 
 def features(
-    index: Index, message: str, previous: Sequence[Paper], hits: Sequence[Hit], least: float
+    index: Index,
+    message: str,
+    previous: Sequence[Paper],
+    hits: Sequence[Hit],
+    terms: list[tuple[str, bool]],
+    decision: Decision,
 ) -> np.ndarray:
-    """Return the `FEATURES` of `message` after an answer that cited `previous`."""
-    row = [*signals(index, message, previous, hits, least), aspect(index, message)]
+    """Return the `FEATURES` of `message` after an answer that cited `previous` (see `signals`)."""
+    row = [*signals(index, message, previous, hits, terms, decision), aspect(index, message)]
     return np.array(row, dtype=np.float64)
 
 
@@ -106,13 +115,15 @@ def continues(
     message: str,
     previous: Sequence[Paper],
     hits: Sequence[Hit],
-    least: float,
+    terms: list[tuple[str, bool]],
+    decision: Decision,
     threshold: float,
 ) -> bool:
-    """Return whether `message`, searched as typed to `hits`, follows up on `previous`."""
+    """Return whether `message`, searched as typed (see `signals`), follows up on `previous`."""
     if not previous or not hits:
         return False
-    return probability(features(index, message, previous, hits, least)) >= threshold
+    row = features(index, message, previous, hits, terms, decision)
+    return probability(row) >= threshold
 
 
 def among(
@@ -120,6 +131,7 @@ def among(
     message: str,
     previous: Sequence[Paper],
     hits: Sequence[Hit],
+    terms: list[tuple[str, bool]],
     least: float,
     bar: float,
 ) -> list[Paper]:
@@ -135,7 +147,6 @@ def among(
     ranked = [Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(theirs, 1)]
     if not ranked:
         return []
-    terms = question_terms(index, message)
     judged = paper_choice.judge(
         index, message, ranked, terms, decide(index, message, ranked, least)
     )

@@ -275,16 +275,21 @@ def answer_stream(
         index, query, k=k, retriever=retriever or settings.retriever, filters=filters
     )
     timings["retrieve_s"] = time.perf_counter() - t0
-    if history and condensed.method == "as-is":
+    least = settings.min_relevance
+    own: Decision | None = None  # the decision on the message's own hits, once it is made
+    if history and condensed.method == "as-is" and hits:
         # "main limitation?" after an answer: no pronoun, no name, yet about its papers when its
         # own search says so (rag/answer/continuation.py); a new topic is searched as typed.
         previous = last_answer_papers(history, lambda text: _source_of(index, text))
-        least = settings.min_relevance
-        if continues(index, query, previous, hits, least, settings.continue_probability):
-            theirs = among(index, query, previous, hits, least, settings.paper_probability)
-            if theirs:  # none when every one of them is a title-only record
-                condensed = asked_of(query, theirs, "context")
-                query = standalone = condensed.question
+        if previous:
+            own = decide(index, query, hits, least)
+            if continues(index, query, previous, hits, terms, own, settings.continue_probability):
+                theirs = among(
+                    index, query, previous, hits, terms, least, settings.paper_probability
+                )
+                if theirs:  # none when every one of them is a title-only record
+                    condensed = asked_of(query, theirs, "context")
+                    query = standalone = condensed.question
     decision = None
     outside = False  # the answer's papers are not among the previous answer's (a choice's)
     if condensed.pick is not None:
@@ -302,7 +307,7 @@ def answer_stream(
         # question's wording: does this paper address the question? The question is answered
         # when the collection signals say it has a paper on it (rag/answer/abstention.py), or
         # when one paper's own probability is high enough to answer alone.
-        decision = decide(index, query, hits, settings.min_relevance)
+        decision = own if own is not None else decide(index, query, hits, least)
         relevant = _chosen_papers(index, query, hits, terms, decision, settings)
     # "What about the others?": judged as the set's question was, less the papers shown then.
     shown_before = {p.id for p in condensed.excluded}
