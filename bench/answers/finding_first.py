@@ -45,6 +45,7 @@ import os
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -284,20 +285,70 @@ def wanted_index(line: dict[str, Any], sents: list[str]) -> set[int]:
     return {closest(w, sents) for w in [line["want"], *line["also_ok"]]}
 
 
+Places = Callable[[dict[str, Any], list[str]], set[int]]  # `wanted_index` or `covered`
+
+
+def labelled_cases(
+    got: tuple[list[Any], Any, str], lines: list[dict[str, Any]], places: Places
+) -> list[Case]:
+    """The cases of the labelled `lines` whose paper is among a `captured` answer's evidence."""
+    labelled = {line["paper"]: line for line in lines}
+    cases = []
+    for ev in got[0]:
+        line = labelled.get(ev.hit.paper.authors[0] if ev.hit.paper.authors else "")
+        if line is not None:
+            sents = paper_sentences(ev.hit.paper)
+            cases.append(Case(got[2], ev, got[1], {sents[i] for i in places(line, sents)}))
+    return cases
+
+
+def line_rows(
+    answer: api.Answer,
+    lines: list[dict[str, Any]],
+    by_author: dict[str, Any],
+    places: Places,
+    asked: dict[str, str],
+) -> list[dict[str, Any]]:
+    """For each labelled line, the answer's line for its paper and whether it is a labelled one;
+    `asked` (the question, and what came before it) opens each row."""
+    rows = []
+    for line in lines:
+        text, _ = first_line(answer, line["paper"])
+        sents = [s for s, _ in sentence_roles(by_author[line["paper"]].abstract)]
+        got = closest(text, sents) if text else -1
+        rows.append(
+            {
+                **asked,
+                "paper": line["paper"],
+                "line": text,
+                "cited": bool(text),
+                "ok": got >= 0 and got in places(line, sents),
+                "fragment": is_fragment(text),
+            }
+        )
+    return rows
+
+
+def line_result(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The share of cited labelled papers whose line is a labelled one, with the rows."""
+    cited = [r for r in rows if r["cited"]]
+    return {
+        "set": name,
+        "labelled_lines": len(rows),
+        "cited": len(cited),
+        "wanted_line_given_cited": share(sum(r["ok"] for r in cited), len(cited)),
+        "fragments": sum(r["fragment"] for r in cited),
+        "rows": rows,
+    }
+
+
 def list_cases(index: Index, split: str) -> list[Case]:
     """The labelled line of each relevant paper of a list question (bench/data/list_lines.jsonl:
     the paper's sentence on the question's topic), for the papers the answer uses."""
     cases = []
     for question, lines in list_questions(split).items():
-        if (got := captured(index, question)) is None:
-            continue
-        labelled = {line["paper"]: line for line in lines}
-        for ev in got[0]:
-            line = labelled.get(ev.hit.paper.authors[0] if ev.hit.paper.authors else "")
-            if line is not None:
-                sents = paper_sentences(ev.hit.paper)
-                targets = {sents[i] for i in wanted_index(line, sents)}
-                cases.append(Case(got[2], ev, got[1], targets))
+        if (got := captured(index, question)) is not None:
+            cases += labelled_cases(got, lines, wanted_index)
     return cases
 
 
@@ -310,29 +361,8 @@ def lists(args: argparse.Namespace) -> dict[str, Any]:
     rows = []
     for question, lines in list_questions(args.split).items():
         answer = api.ask(question, index=index, settings=settings, backend=None)
-        for line in lines:
-            text, _ = first_line(answer, line["paper"])
-            sents = [s for s, _ in sentence_roles(by_author[line["paper"]].abstract)]
-            got = closest(text, sents) if text else -1
-            rows.append(
-                {
-                    "q": question,
-                    "paper": line["paper"],
-                    "line": text,
-                    "cited": bool(text),
-                    "ok": got >= 0 and got in wanted_index(line, sents),
-                    "fragment": is_fragment(text),
-                }
-            )
-    cited = [r for r in rows if r["cited"]]
-    return {
-        "set": f"seed lists:{args.split}",
-        "labelled_lines": len(rows),
-        "cited": len(cited),
-        "wanted_line_given_cited": share(sum(r["ok"] for r in cited), len(cited)),
-        "fragments": sum(r["fragment"] for r in cited),
-        "rows": rows,
-    }
+        rows += line_rows(answer, lines, by_author, wanted_index, {"q": question})
+    return line_result(f"seed lists:{args.split}", rows)
 
 
 def covered(line: dict[str, Any], sents: list[str]) -> set[int]:
@@ -363,15 +393,8 @@ def aspect_cases(index: Index, split: str) -> list[Case]:
     cases = []
     for (first, question), lines in aspect_sessions(split).items():
         before = api.ask(first, index=index, settings=index.settings, backend=None)
-        if (got := captured(index, question, [(first, before)])) is None:
-            continue
-        labelled = {line["paper"]: line for line in lines}
-        for ev in got[0]:
-            line = labelled.get(ev.hit.paper.authors[0] if ev.hit.paper.authors else "")
-            if line is not None:
-                sents = paper_sentences(ev.hit.paper)
-                targets = {sents[i] for i in covered(line, sents)}
-                cases.append(Case(got[2], ev, got[1], targets))
+        if (got := captured(index, question, [(first, before)])) is not None:
+            cases += labelled_cases(got, lines, covered)
     return cases
 
 
@@ -387,30 +410,8 @@ def followups(args: argparse.Namespace) -> dict[str, Any]:
         answer = api.ask(
             question, index=index, settings=settings, backend=None, history=[(first, before)]
         )
-        for line in lines:
-            text, _ = first_line(answer, line["paper"])
-            sents = [s for s, _ in sentence_roles(by_author[line["paper"]].abstract)]
-            got = closest(text, sents) if text else -1
-            rows.append(
-                {
-                    "first": first,
-                    "q": question,
-                    "paper": line["paper"],
-                    "line": text,
-                    "cited": bool(text),
-                    "ok": got >= 0 and got in covered(line, sents),
-                    "fragment": is_fragment(text),
-                }
-            )
-    cited = [r for r in rows if r["cited"]]
-    return {
-        "set": f"aspect follow-ups:{args.split}",
-        "labelled_lines": len(rows),
-        "cited": len(cited),
-        "wanted_line_given_cited": share(sum(r["ok"] for r in cited), len(cited)),
-        "fragments": sum(r["fragment"] for r in cited),
-        "rows": rows,
-    }
+        rows += line_rows(answer, lines, by_author, covered, {"first": first, "q": question})
+    return line_result(f"aspect follow-ups:{args.split}", rows)
 
 
 def scifact_cases(index: Index, parts: tuple[str, ...]) -> list[Case]:
