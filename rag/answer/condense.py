@@ -41,7 +41,7 @@ from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
 from rag.ingest.naming import method_name
 from rag.records import Paper
-from rag.text import content_stems, split_sentences
+from rag.text import CONTENT_WORD, content_stems, split_sentences
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +111,7 @@ _NO_SUBJECT = (
     "tell more detail details explain elaborate why how please anything else what about go "
     "further expand summarize summarise summary"
 )
+_NO_SUBJECT_WORDS = frozenset(_NO_SUBJECT.split())
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")  # "- ", "* ", "2. " before a list line
 _SHORT = 5  # content words: a question with a pronoun and this many or fewer leans on the last
 _MAX_LLM_WORDS = 40
@@ -245,20 +246,32 @@ def _no_subject_stems() -> frozenset[str]:
     return frozenset(content_stems(_NO_SUBJECT))
 
 
-def depends_on_history(question: str) -> bool:
-    """Return whether `question` needs the previous answer to be understood (see module doc).
-
-    Used to decide whether to rewrite at all, by the rule and before any LLM rewrite.
-    """
+def refers_back(question: str) -> bool:
+    """Return whether `question` points at the previous answer's papers: an ordinal ("the
+    second one"), a number, "the others", a choice ("which of them"), or in a short question a
+    pronoun or "this paper"."""
     text = _EXPLETIVE_IT.sub(" ", question)
     if _ORDINAL_REF.search(text) or _NUMBER_REF.search(text) or _OTHERS_REF.search(text):
         return True
     if _PICKS.search(text):  # "Which one doesn't need ...?": a choice among the last papers
         return True
     short = len(content_stems(text)) <= _SHORT
-    if short and (_PLURAL_REF.search(text) or _SINGULAR_REF.search(text)):
-        return True
-    return not _own_words(question)
+    return short and bool(_PLURAL_REF.search(text) or _SINGULAR_REF.search(text))
+
+
+def asks_for_more(question: str) -> bool:
+    """Return whether `question` has no subject of its own and asks for more ("Why?", "Tell
+    me more."); "ok", "ty" or an emoji have no subject either, but ask for nothing."""
+    words = {w.lower() for w in CONTENT_WORD.findall(question)}
+    return not _own_words(question) and bool(words & _NO_SUBJECT_WORDS)
+
+
+def depends_on_history(question: str) -> bool:
+    """Return whether `question` needs the previous answer to be understood (see module doc).
+
+    Used to decide whether to rewrite at all, by the rule and before any LLM rewrite.
+    """
+    return refers_back(question) or not _own_words(question)
 
 
 def rule_rewrite(

@@ -19,13 +19,23 @@ from rag.answer import paper_choice
 from rag.answer.abstention import Decision, decide, question_terms
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.answer.compose import Kind, checked_as_cited, compose, question_kind
-from rag.answer.condense import Condensed, asked_of, condense, last_answer_papers, to_turns
+from rag.answer.condense import (
+    Condensed,
+    Resolver,
+    asked_of,
+    asks_for_more,
+    condense,
+    last_answer_papers,
+    refers_back,
+    to_turns,
+)
 from rag.answer.continuation import among, continues
 from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
 from rag.answer.overview import no_topic
 from rag.answer.relevance import RelevanceCheck
+from rag.answer.topicless import asks_no_paper
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
@@ -247,13 +257,10 @@ def answer_stream(
             return
         query, notice = translated, drawn_from_english(language)
     condensed = Condensed(query, query)
+    resolve = lambda text: _source_of(index, text)  # noqa: E731
     if history:
-        condensed = condense(
-            query,
-            history,
-            backend=backend if settings.follow_up == "llm" else None,
-            resolve=lambda text: _source_of(index, text),
-        )
+        llm = backend if settings.follow_up == "llm" else None
+        condensed = _condensed(index, query, history, llm, resolve)
         timings["condense_s"] = time.perf_counter() - t0
     # A misspelled word ("graph nueral netwroks") is searched as the collection's word it was
     # meant to be (rag/index/spelling.py); the answer shows what was searched.
@@ -264,12 +271,7 @@ def answer_stream(
     if not condensed.papers and condensed.pick is None and not terms:
         # Nothing to search for ("hello", "summarize the collection"): say what the collection
         # holds rather than that it has no paper on the question.
-        overview = no_topic(index)
-        yield overview
-        timings["total_s"] = time.perf_counter() - t0
-        yield Answer(
-            question, overview, (), (), False, (), name, notice, timings, standalone, language
-        )
+        yield from _overview(index, question, name, notice, timings, t0, standalone, language)
         return
     hits = _with_abstracts(
         index, query, k=k, retriever=retriever or settings.retriever, filters=filters
@@ -280,7 +282,7 @@ def answer_stream(
     if history and condensed.method == "as-is" and hits:
         # "main limitation?" after an answer: no pronoun, no name, yet about its papers when its
         # own search says so (rag/answer/continuation.py); a new topic is searched as typed.
-        previous = last_answer_papers(history, lambda text: _source_of(index, text))
+        previous = last_answer_papers(history, resolve)
         if previous:
             own = decide(index, query, hits, least)
             if continues(index, query, previous, hits, terms, own, settings.continue_probability):
@@ -333,6 +335,17 @@ def answer_stream(
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
+    if (
+        not evidence
+        and not relevant
+        and not condensed.papers
+        and not any(name for _, name in terms)  # "KKT", "AIME25": a topic the collection lacks
+        and asks_no_paper(index, query)
+    ):
+        # "which topics does the collection cover?", "cool": no paper is asked about, so "the
+        # collection has no paper on this question" would be false.
+        yield from _overview(index, question, name, notice, timings, t0, standalone, language)
+        return
     if not evidence:
         said = (
             prompts.NO_OTHER
@@ -483,6 +496,46 @@ def _relevance_check(
         threshold=settings.min_question_relevance,
         candidate_vectors=np.vstack(vectors) if vectors else None,
     )
+
+
+def _condensed(
+    index: Index,
+    message: str,
+    history: Sequence[Any],
+    backend: Backend | None,
+    resolve: Resolver,
+) -> Condensed:
+    """Return `message` as it is asked after `history`: rewritten when it depends on it."""
+    if (
+        not refers_back(message)
+        and not asks_for_more(message)
+        and not question_terms(index, corrected(index, message))
+    ):
+        # "results?", "ty", "what else is in the library?": no term to search for, no pronoun,
+        # and not "Tell me more.": about the last answer's papers unless it asks of none
+        # (rag/answer/topicless.py; None: the judgement cannot read this index's vectors).
+        no_paper = asks_no_paper(index, message)
+        if no_paper is not None:
+            previous = [] if no_paper else last_answer_papers(history, resolve)
+            return asked_of(message, previous) if previous else Condensed(message, message)
+    return condense(message, history, backend=backend, resolve=resolve)
+
+
+def _overview(
+    index: Index,
+    question: str,
+    name: str,
+    notice: str | None,
+    timings: dict[str, float],
+    t0: float,
+    standalone: str | None,
+    language: str,
+) -> Iterator[str | Answer]:
+    """Yield the collection overview (rag/answer/overview.py), then its `Answer`."""
+    overview = no_topic(index)
+    yield overview
+    timings["total_s"] = time.perf_counter() - t0
+    yield Answer(question, overview, (), (), False, (), name, notice, timings, standalone, language)
 
 
 def _chosen_papers(

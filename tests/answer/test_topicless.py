@@ -1,0 +1,97 @@
+"""A message that names no topic: about the last answer's papers, the collection, or nothing.
+
+"results?" after an answer asks about its papers; "what subjects does the library span?" and
+"brilliant, cheers" ask about no paper, and get the collection overview rather than "the
+collection has no paper on this question" or a quoted paper. One calibrated judgement
+(rag/answer/topicless.py) tells them apart from the message's meaning, not a list of words.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from rag import api
+from rag.answer import topicless
+from rag.answer.overview import no_topic
+from rag.index.paper_index import Index
+from tests.answer.chat_turns import chat, first_authors
+
+
+def test_the_weights_read_minilm_vectors() -> None:
+    weights = topicless.weights()
+    assert len(weights["coef"]) == 384
+    assert 0.0 < weights["bar"] < 1.0
+
+
+def test_another_embedding_model_leaves_the_message_unjudged() -> None:
+    def embed(texts: list[str]) -> np.ndarray:
+        raise AssertionError("the bundled model's weights must not read another model's vector")
+
+    index: Any = SimpleNamespace(
+        settings=SimpleNamespace(embedding_model="/models/my-own"),
+        embedder=SimpleNamespace(embed=embed),
+    )
+    assert topicless.asks_no_paper(index, "brilliant, cheers") is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("What is CELL?", "results?"),  # before: the collection overview
+        ("Which papers make LLM reasoning shorter?", "and what did they conclude?"),
+        ("Tell me about ZS-SVD", "Tell me more."),
+        ("federated learning papers", "in plain words please"),
+    ],
+)
+def test_a_message_with_no_topic_after_an_answer_asks_about_its_papers(
+    real_seed_index: Index, first: str, second: str
+) -> None:
+    one, two = chat(real_seed_index, [first, second])
+    assert two.citations, two.answer
+    assert set(first_authors(two)) <= set(first_authors(one)), two.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "second",
+    [
+        "brilliant, cheers",  # before: "the collection has no paper on this question"
+        "what subjects does the library span?",  # before: the same
+        "how large is this library?",  # before: a paper's sentence, unasked
+    ],
+)
+def test_a_message_about_the_collection_or_nothing_gets_the_overview(
+    real_seed_index: Index, second: str
+) -> None:
+    _, two = chat(real_seed_index, ["What is CELL?", second])
+    assert two.answer == no_topic(real_seed_index)
+    assert not two.citations and not two.abstained
+
+
+@pytest.mark.slow
+def test_a_question_about_the_collection_is_not_told_it_has_no_paper(
+    real_seed_index: Index,
+) -> None:
+    answer = api.ask("which research areas does this collection cover?", index=real_seed_index)
+    assert answer.answer == no_topic(real_seed_index)
+    assert not answer.abstained
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("What is CELL?", "best pizza in Naples?"),
+        ("Which papers are about auctions?", "how do I renew my passport"),
+    ],
+)
+def test_an_off_topic_message_after_an_answer_still_finds_no_paper(
+    real_seed_index: Index, first: str, second: str
+) -> None:
+    _, two = chat(real_seed_index, [first, second])
+    assert two.abstained, two.answer
