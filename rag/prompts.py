@@ -56,13 +56,15 @@ NO_OTHER = (
 )
 
 # A question that names no topic ("hello", "summarize the collection"): see rag/answer/overview.py.
+# Said for "hello", "thanks!" and "what subjects does the library span?" alike (the last is
+# searched, and finds no paper to answer from): true of each.
 NO_TOPIC = (
-    "Your question names no topic, so no paper was looked up. The collection holds "
+    "Your message names no topic, so no paper is quoted. The collection holds "
     "{collection}. Ask about a topic, a method or a finding, for example: "
     "“Which papers deal with {topic}?”"
 )
 NO_TOPIC_EMPTY = (
-    "Your question names no topic, so no paper was looked up. The collection holds no paper "
+    "Your message names no topic, so no paper is quoted. The collection holds no paper "
     "yet: add some with `rag ingest FILE_OR_FOLDER`."
 )
 
