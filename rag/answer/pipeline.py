@@ -257,7 +257,10 @@ def answer_stream(
             return
         query, notice = translated, drawn_from_english(language)
     condensed = Condensed(query, query)
-    resolve = lambda text: _source_of(index, text)  # noqa: E731
+
+    def resolve(text: str) -> Paper | None:  # the paper an answer sentence came from
+        return _source_of(index, text)
+
     if history:
         llm = backend if settings.follow_up == "llm" else None
         condensed = _condensed(index, query, history, llm, resolve)

@@ -16,6 +16,7 @@ import pytest
 
 from rag import api
 from rag.answer import topicless
+from rag.answer.condense import asks_for_more
 from rag.answer.overview import no_topic
 from rag.index.paper_index import Index
 from tests.answer.chat_turns import chat, first_authors
@@ -36,6 +37,20 @@ def test_another_embedding_model_leaves_the_message_unjudged() -> None:
         embedder=SimpleNamespace(embed=embed),
     )
     assert topicless.asks_no_paper(index, "brilliant, cheers") is None
+
+
+@pytest.mark.parametrize(
+    ("message", "more"),
+    [
+        ("Tell me more.", True),
+        ("why?", True),
+        ("ok", False),  # no subject, but it asks for nothing: the judgement decides
+        ("👍", False),
+        ("results?", False),  # a word of its own
+    ],
+)
+def test_only_a_message_asking_for_more_keeps_the_rewrite_rule(message: str, more: bool) -> None:
+    assert asks_for_more(message) is more
 
 
 @pytest.mark.slow
