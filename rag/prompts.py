@@ -57,7 +57,7 @@ NO_OTHER = (
 
 # A question that names no topic ("hello", "summarize the collection"): see rag/answer/overview.py.
 # Said for "hello", "thanks!" and "what subjects does the library span?" alike (the last is
-# searched, and finds no paper to answer from): true of each.
+# searched, and finds no paper to answer from; rag/answer/topicless.py judges it).
 NO_TOPIC = (
     "Your message names no topic, so no paper is quoted. The collection holds "
     "{collection}. Ask about a topic, a method or a finding, for example: "

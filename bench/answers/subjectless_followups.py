@@ -3,7 +3,7 @@
     .venv/bin/python bench/answers/subjectless_followups.py --index DIR [--out NAME]
     .venv/bin/python bench/answers/subjectless_followups.py --index DIR --fit [--write]
 
-bench/data/subjectless_followups.jsonl (150 two-turn sessions over the seeds, written blind; ids
+bench/data/subjectless_followups.jsonl (300 two-turn sessions over the seeds, written blind; ids
 divisible by 3 held out) pairs a first question with a second message that names no topic of
 its own, labelled `previous` ("reslts?", "how did they test it": about the papers just
 answered), `collection` ("list every paper you have") or `chat` ("ty", "cool").
@@ -17,9 +17,10 @@ right), and so are the topics no seed covers of bench/data/offtopic_messages.jso
 on this" is right). Results: bench/results/NAME.md and NAME.json (default
 subjectless_followups).
 
-`--fit` fits `rag.answer.topicless` (does a message that names no topic ask about the last
-answer's papers?) on the fitting sessions: a logistic regression over the message's MiniLM
-vector, its L2 strength chosen by 10-fold cross-validation on the fitting part. The table
+`--fit` fits `rag.answer.topicless` (does a message ask about the collection or nothing,
+rather than about papers?) on the fitting part of these sessions and of the other labelled
+messages (`messages`): a logistic regression over the message's MiniLM vector, its L2
+strength and bar chosen by 10-fold cross-validation on the fitting part. The table
 (cross-validated fitting part; held out) goes to bench/results/topicless.md; `--write` writes
 the weights to rag/answer/model/topicless.json.
 """
@@ -141,7 +142,8 @@ def answers(index: Index, out: str) -> None:
     first, alone_summary = alone(index, overview)
     summary.update(alone_summary)
     wrong = [f"- {r['id']} ({r['label']}) {r['second']!r}: {r['answer'][:90]!r}" for r in rows
-             if not r["right"] and (r["label"] != "previous" or r["first_cited"])]  # fmt: skip
+             if r["split"] == "fit" and not r["right"]
+             and (r["label"] != "previous" or r["first_cited"])]  # fmt: skip
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{out}.json").write_text(
         json.dumps({"summary": summary, "rows": rows}, indent=1, ensure_ascii=False) + "\n",
@@ -151,7 +153,7 @@ def answers(index: Index, out: str) -> None:
         f"# Messages that name no topic after an answer ({out})\n\n"
         f"Command: `.venv/bin/python bench/answers/subjectless_followups.py --index COPY "
         f"--out {out}`\n\nAfter an answer:\n\n{text}\n\nAs a chat's first message:\n\n"
-        f"{first}\n\nWrong after an answer:\n\n" + "\n".join(wrong) + "\n"
+        f"{first}\n\nWrong after an answer (fitting part only):\n\n" + "\n".join(wrong) + "\n"
     )
     (RESULTS / f"{out}.md").write_text(report, encoding="utf-8")
     print(report)

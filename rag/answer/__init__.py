@@ -1,7 +1,9 @@
 """Answers: from a question to a short answer whose every sentence cites a retrieved paper.
 
 In the order a question meets them: `language` (detect, translate), `condense` (rewrite a
-follow-up that depends on the history), `overview` (a question that names no topic),
+follow-up that depends on the history; `continuation` for one with words but no pronoun,
+`topicless` for one that asks about the collection or nothing), `overview` (the answer to a
+question that names no topic),
 `abstention` (does the collection hold the question's terms? acronyms as `rag.text` reads
 them), `paper_choice` (which retrieved papers address it), `evidence` (the best sentences per
 paper), `relevance` (is a sentence about the question?), `compose` (the answer's layout;

@@ -111,7 +111,13 @@ _NO_SUBJECT = (
     "tell more detail details explain elaborate why how please anything else what about go "
     "further expand summarize summarise summary"
 )
-_NO_SUBJECT_WORDS = frozenset(_NO_SUBJECT.split())
+# Of those, the words that ask to go on or go deeper ("Tell me more.", "Why?", "go on"), not the
+# question words and fillers a greeting or a question about the collection has too ("how are
+# you?", "what else do you have?", "please").
+_MORE = frozenset(
+    """tell more detail details explain elaborate why go further expand summarize summarise
+    summary""".split()  # noqa: SIM905  # a word list reads better as text
+)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")  # "- ", "* ", "2. " before a list line
 _SHORT = 5  # content words: a question with a pronoun and this many or fewer leans on the last
 _MAX_LLM_WORDS = 40
@@ -261,9 +267,10 @@ def refers_back(question: str) -> bool:
 
 def asks_for_more(question: str) -> bool:
     """Return whether `question` has no subject of its own and asks for more ("Why?", "Tell
-    me more."); "ok", "ty" or an emoji have no subject either, but ask for nothing."""
+    me more.", "go on"); "ok", "how are you?" or an emoji have no subject either, but ask for
+    nothing of the last answer."""
     words = {w.lower() for w in CONTENT_WORD.findall(question)}
-    return not _own_words(question) and bool(words & _NO_SUBJECT_WORDS)
+    return not _own_words(question) and bool(words & _MORE)
 
 
 def depends_on_history(question: str) -> bool:

@@ -256,6 +256,10 @@ def answer_stream(
             )  # fmt: skip
             return
         query, notice = translated, drawn_from_english(language)
+    # A misspelled word ("graph nueral netwroks") is searched as the collection's word it was
+    # meant to be (rag/index/spelling.py); the answer shows what was searched.
+    typed = corrected(index, query)
+    terms = question_terms(index, typed)
     condensed = Condensed(query, query)
 
     def resolve(text: str) -> Paper | None:  # the paper an answer sentence came from
@@ -263,14 +267,15 @@ def answer_stream(
 
     if history:
         llm = backend if settings.follow_up == "llm" else None
-        condensed = _condensed(index, query, history, llm, resolve)
+        condensed = _condensed(index, query, terms, history, llm, resolve)
         timings["condense_s"] = time.perf_counter() - t0
-    # A misspelled word ("graph nueral netwroks") is searched as the collection's word it was
-    # meant to be (rag/index/spelling.py); the answer shows what was searched.
-    query = corrected(index, condensed.question)
+    if condensed.question == query:
+        query = typed
+    else:  # rewritten from the history
+        query = corrected(index, condensed.question)
+        terms = question_terms(index, query)
     kind = question_kind(query)
     standalone = query if query != question else None
-    terms = question_terms(index, query)
     if not condensed.papers and condensed.pick is None and not terms:
         # Nothing to search for ("hello", "summarize the collection"): say what the collection
         # holds rather than that it has no paper on the question.
@@ -342,7 +347,7 @@ def answer_stream(
         not evidence
         and not relevant
         and not condensed.papers
-        and not any(name for _, name in terms)  # "KKT", "AIME25": a topic the collection lacks
+        and not any(is_name for _, is_name in terms)  # "KKT", "AIME25": a topic it lacks
         and asks_no_paper(index, query)
     ):
         # "which topics does the collection cover?", "cool": no paper is asked about, so "the
@@ -504,19 +509,22 @@ def _relevance_check(
 def _condensed(
     index: Index,
     message: str,
+    terms: list[tuple[str, bool]],
     history: Sequence[Any],
     backend: Backend | None,
     resolve: Resolver,
 ) -> Condensed:
-    """Return `message` as it is asked after `history`: rewritten when it depends on it."""
-    if (
-        not refers_back(message)
-        and not asks_for_more(message)
-        and not question_terms(index, corrected(index, message))
-    ):
-        # "results?", "ty", "what else is in the library?": no term to search for, no pronoun,
-        # and not "Tell me more.": about the last answer's papers unless it asks of none
-        # (rag/answer/topicless.py; None: the judgement cannot read this index's vectors).
+    """Return `message` (whose search terms are `terms`) as it is asked after `history`:
+    rewritten when it depends on it.
+
+    A message with no term, no reference and no request for more is decided by the topicless
+    judgement rather than the rewrite rule (or the LLM, which the rule would not have asked:
+    such a message either has words of its own, left as typed, or none, asked of the last
+    answer's papers as this does)."""
+    if not terms and not refers_back(message) and not asks_for_more(message):
+        # "results?", "what else is in the library?", "how are you?": about the last answer's
+        # papers unless it asks of none (rag/answer/topicless.py; None: the judgement cannot
+        # read this index's vectors).
         no_paper = asks_no_paper(index, message)
         if no_paper is not None:
             previous = [] if no_paper else last_answer_papers(history, resolve)

@@ -1,7 +1,7 @@
 """Whether a message asks about the collection itself, or nothing at all, rather than papers.
 
 "which topics does the collection cover?", "list every paper you have", "ty", "cool" and "good
-morning" ask nothing of any paper; "results?", "eli5" or "whats the catch" after an answer ask
+morning" ask nothing of any paper; "results?" or "how?" after an answer ask
 about the papers just shown, and "lasagna recipe" asks about a topic the collection lacks.
 Searching the first kind says "the collection has no paper on this question", which is false,
 or quotes a paper nobody asked about; it should get the collection overview
