@@ -122,6 +122,17 @@ NONE_IN_SET_NOR_ELSEWHERE = (
     "it. The nearest papers are listed below."
 )
 
+# A question naming people ("What did Wei Ju find about fairness?") that none of their papers is
+# about: the answer's first line, before the collection's best paper on its words.
+NONE_BY_PEOPLE = "No paper by {who} in the collection is about this; the paper below is by others."
+
+# The first line of an answer from the papers of the people a question names.
+BY_PEOPLE = "The collection holds {n} {papers} by {who}. Here is what {each} says."
+BY_PEOPLE_UNADDRESSED = (
+    "The collection holds {n} {papers} by {who}. None of them is about the rest of the "
+    "question; here is what {each} says."
+)
+
 NONE_IN_SET = (
     "None of the papers listed earlier is about this; the paper below is from the rest of the "
     "collection."

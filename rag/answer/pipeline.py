@@ -34,6 +34,7 @@ from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
 from rag.answer.overview import no_topic
+from rag.answer.people import asked_of_people, named_people
 from rag.answer.relevance import RelevanceCheck
 from rag.answer.topicless import asks_no_paper
 from rag.backends.base import Backend, Prompt
@@ -274,6 +275,10 @@ def answer_stream(
     else:  # rewritten from the history
         query = corrected(index, condensed.question)
         terms = question_terms(index, query)
+    if condensed.method == "as-is":
+        # "Which papers has Wei Ju co-authored?", "what do Ju et al. find?": about the papers of
+        # the people it names, read from the collection's own authors (rag/answer/people.py).
+        condensed = asked_of_people(index, condensed.question, settings) or condensed
     kind = question_kind(query)
     standalone = query if query != question else None
     if not condensed.papers and condensed.pick is None and not terms:
@@ -302,13 +307,23 @@ def answer_stream(
                     query = standalone = condensed.question
     decision = None
     outside = False  # the answer's papers are not among the previous answer's (a choice's)
+    unaddressed = False  # a people question whose other words none of their papers is about
     if condensed.pick is not None:
         # "Which of them is about fairness?", "Are any of them ...?": the per-paper judgement on
         # the question's own words picks among the papers referred to; when none qualifies, the
         # answer says so and gives the collection's best paper on those words.
         relevant, outside = _pick(index, condensed.pick, condensed.papers, settings, filters)
-        if outside:
-            query = condensed.pick
+        if condensed.method == "people" and (
+            not relevant or (outside and not _answerable(index, condensed.pick, settings, filters))
+        ):
+            # The words left beside the names ("co-authored", "protein folding") are no topic of
+            # theirs nor of another paper: their papers, each with its line, after a line that
+            # says the rest of the question is not what they are about.
+            condensed, outside = replace(condensed, pick=None), False
+            relevant = hits_of(index, query, condensed.papers, hits)
+            unaddressed = True
+        elif outside:
+            query = condensed.pick or query
     elif condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = hits_of(index, query, condensed.papers, hits)
@@ -337,6 +352,9 @@ def answer_stream(
     asked = condensed.pick if condensed.pick is not None else query
     if condensed.method == "context":  # "main limitation?" is judged on its words, not names
         asked = corrected(index, condensed.original)
+    elif condensed.method.startswith("people") and condensed.pick is None:
+        people = named_people(index, condensed.original)  # "main limitation of Ju et al.?"
+        asked = corrected(index, people.rest) if people and people.rest else query
     # It asks something of the papers it names ("main limitation?", "does the second one use
     # tools?"): when none of them has a sentence about it, the answer says so.
     absent = named and condensed.pick is None and names_what_it_wants(condensed.original)
@@ -381,7 +399,11 @@ def answer_stream(
     render = _Renderer(evidence, settings.unsupported)
     if outside:  # one line first: none of the previous papers; what follows is from elsewhere
         timings.setdefault("first_sentence_s", time.perf_counter() - t0)
-        yield render.note(prompts.NONE_IN_SET)
+        people = named_people(index, condensed.original) if condensed.method == "people" else None
+        none = prompts.NONE_BY_PEOPLE.format(who=" or ".join(people.names)) if people else None
+        yield render.note(none or prompts.NONE_IN_SET)
+    elif condensed.method == "people" and condensed.pick is None:
+        yield render.note(_their_papers(index, condensed, unaddressed))
     timings["evidence_s"] = time.perf_counter() - t0
     bullets = kind is Kind.LIST
 
@@ -571,6 +593,24 @@ def _chosen_papers(
         return []
     # Answerable but no paper past the bar: the best-ranked one, as the signals say there is one.
     return paper_choice.chosen(judged, settings.paper_probability) or [hits[0]]
+
+
+def _answerable(index: Index, words: str, settings: Settings, filters: Filters | None) -> bool:
+    """Whether the collection signals say it has a paper on `words` (rag/answer/abstention.py)."""
+    hits = search(
+        index, words, k=settings.top_k, retriever=settings.retriever, filters=filters, rescore=True
+    )
+    return decide(index, words, hits, settings.min_relevance).answerable
+
+
+def _their_papers(index: Index, condensed: Condensed, unaddressed: bool) -> str:
+    """The line above a people question's papers: how many there are, by whom."""
+    people = named_people(index, condensed.original)
+    n = len(condensed.papers)
+    who = " or ".join(people.names).rstrip(".") if people else ""
+    line = prompts.BY_PEOPLE_UNADDRESSED if unaddressed else prompts.BY_PEOPLE
+    papers, each = ("paper", "it") if n == 1 else ("papers", "each")
+    return line.format(n=n, papers=papers, who=who, each=each)
 
 
 def _pick(

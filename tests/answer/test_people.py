@@ -1,0 +1,90 @@
+"""A question that names people is about their papers, read from the collection's authors.
+
+"Which papers has Wei Ju co-authored?" was told that the collection has no paper on it, and
+"what do Ju et al. find?" was answered from CELL first. Names are matched against the authors
+the index holds (full names, or the "Ju et al." label the answers show), never a lone surname.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from rag import api
+from rag.answer.people import named_people
+from rag.index.paper_index import Index
+from rag.records import Paper
+from tests.answer.chat_turns import first_authors
+
+
+def _index(*papers: Paper) -> Any:
+    return SimpleNamespace(papers={p.id: p for p in papers})
+
+
+GRAPH = Paper("g", ("Wei Ju", "Yifan Wang", "Ming Zhang"), "We study graphs.")
+PAIR = Paper("f", ("Xiaoyi MAI", "Jean-Michel Loubes"), "We study fairness.")
+ALONE = Paper("m", ("Oğuz Yüksel",), "We study Markov chains.")
+
+
+@pytest.mark.parametrize(
+    ("question", "ids", "rest"),
+    [
+        ("Which papers has Wei Ju co-authored?", {"g"}, "Which papers has co-authored?"),
+        ("what do Ju et al. find?", {"g"}, "what do find?"),
+        ("MAI and Loubes on fairness", {"f"}, "on fairness"),
+        ("jean-michel loubes", {"f"}, ""),
+        ("oguz yuksel's results", {"m"}, "results"),  # accents and case folded
+        ("Ming Zhang and Oğuz Yüksel", {"g", "m"}, "and"),
+    ],
+)
+def test_full_names_and_answer_labels_name_people(question: str, ids: set[str], rest: str) -> None:
+    people = named_people(_index(GRAPH, PAIR, ALONE), question)
+    assert people is not None
+    assert {p.id for p in people.papers} == ids
+    assert people.rest == rest
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does Yüksel show?",  # a lone surname: a word, or many people
+        "Wang on graphs",
+        "graphs under label noise",
+        "Ju",
+    ],
+)
+def test_a_lone_surname_or_no_name_names_nobody(question: str) -> None:
+    assert named_people(_index(GRAPH, PAIR, ALONE), question) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "authors"),
+    [
+        # before: "The collection has no paper on this question."
+        ("Which of the papers did Ming Zhang co-author?", {"Wei Ju", "Hourun Li"}),
+        ("list everything written by Tao Ren", {"Yuhang Pei", "Yifan Wang"}),
+        ("What do Zuo et al. conclude?", {"Ruobing Zuo"}),
+        # a topic among their papers: the one of theirs on it
+        ("Zhiping Xiao on fairness", {"Hourun Li"}),
+    ],
+)
+def test_a_question_naming_people_is_answered_from_their_papers(
+    real_seed_index: Index, question: str, authors: set[str]
+) -> None:
+    answer = api.ask(question, index=real_seed_index)
+    assert not answer.abstained, answer.answer
+    assert set(first_authors(answer)) == authors, answer.answer
+
+
+@pytest.mark.slow
+def test_a_topic_none_of_their_papers_is_about_is_said_so(real_seed_index: Index) -> None:
+    answer = api.ask("Has Tianyi Zhou worked on protein structure?", index=real_seed_index)
+    theirs = {"Ziyue Li", "Xin Teng"}
+    said = answer.answer.split("\n")[0]
+    if theirs & set(first_authors(answer)):  # shown only under a line that says so
+        assert "None of them is about" in said, answer.answer
+    else:
+        assert answer.abstained or said.startswith("No paper by Tianyi Zhou"), answer.answer
