@@ -312,7 +312,10 @@ def answer_stream(
         # "Which of them is about fairness?", "Are any of them ...?": the per-paper judgement on
         # the question's own words picks among the papers referred to; when none qualifies, the
         # answer says so and gives the collection's best paper on those words.
-        relevant, outside = _pick(index, condensed.pick, condensed.papers, settings, filters)
+        # "Which of them ...?" says one of them is; "Did Loubes study X?" does not, so a paper of
+        # theirs must pass the per-paper bar among the collection's too.
+        bar = settings.paper_probability if condensed.method == "people" else None
+        relevant, outside = _pick(index, condensed.pick, condensed.papers, settings, filters, bar)
         if condensed.method == "people" and (
             not relevant or (outside and not _answerable(index, condensed.pick, settings, filters))
         ):
@@ -596,11 +599,14 @@ def _chosen_papers(
 
 
 def _answerable(index: Index, words: str, settings: Settings, filters: Filters | None) -> bool:
-    """Whether the collection signals say it has a paper on `words` (rag/answer/abstention.py)."""
+    """Whether `words`, asked on their own, would be answered rather than abstained on."""
     hits = search(
         index, words, k=settings.top_k, retriever=settings.retriever, filters=filters, rescore=True
     )
-    return decide(index, words, hits, settings.min_relevance).answerable
+    decision = decide(index, words, hits, settings.min_relevance)
+    return bool(
+        _chosen_papers(index, words, hits, question_terms(index, words), decision, settings)
+    )
 
 
 def _their_papers(index: Index, condensed: Condensed, unaddressed: bool) -> str:
@@ -619,6 +625,7 @@ def _pick(
     papers: Sequence[Paper],
     settings: Settings,
     filters: Filters | None,
+    least: float | None = None,
 ) -> tuple[list[Hit], bool]:
     """Return the papers of `papers` that a choice on `words` picks, or else the collection's
     best paper on `words`, with whether it is the latter (empty: the collection has none).
@@ -627,6 +634,7 @@ def _pick(
     the collection's papers on `words` (does it address them at all, with `pick_probability`
     as the bar, since the question says one of them does), and among `papers` alone (does it
     stand out from the others, with `paper_probability`). It is picked when it passes both.
+    `least` replaces `pick_probability` where the question does not say one of them qualifies.
     """
     collection = search(
         index, words, k=settings.top_k, retriever=settings.retriever, filters=filters, rescore=True
@@ -652,7 +660,7 @@ def _pick(
             paper_choice.judge(index, words, ranked, terms, among), key=lambda j: -j.probability
         )
         if j.probability >= settings.paper_probability
-        and overall[j.hit.paper.id] >= settings.pick_probability
+        and overall[j.hit.paper.id] >= (settings.pick_probability if least is None else least)
     ]
     if picked:
         return picked, False

@@ -88,3 +88,14 @@ def test_a_topic_none_of_their_papers_is_about_is_said_so(real_seed_index: Index
         assert "None of them is about" in said, answer.answer
     else:
         assert answer.abstained or said.startswith("No paper by Tianyi Zhou"), answer.answer
+
+
+@pytest.mark.slow
+def test_a_topic_another_paper_answers_is_given_from_it_after_saying_so(
+    real_seed_index: Index,
+) -> None:
+    # "calcium imaging" alone is answered from CalM (one paper past answer_probability): before,
+    # Ziniu Li's two papers were listed as the answer instead.
+    answer = api.ask("Did Ziniu Li do anything with calcium imaging?", index=real_seed_index)
+    assert answer.answer.startswith("No paper by Ziniu Li in the collection"), answer.answer
+    assert first_authors(answer) == ["Xinhong Xu"], answer.answer
