@@ -33,6 +33,7 @@ from rag.answer.continuation import among, continues
 from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
+from rag.answer.named_papers import asked_of_named, named_papers
 from rag.answer.overview import no_topic
 from rag.answer.people import asked_of_people, named_people
 from rag.answer.relevance import RelevanceCheck
@@ -278,7 +279,12 @@ def answer_stream(
     if condensed.method == "as-is":
         # "Which papers has Wei Ju co-authored?", "what do Ju et al. find?": about the papers of
         # the people it names, read from the collection's own authors (rag/answer/people.py).
-        condensed = asked_of_people(index, condensed.question, settings) or condensed
+        # "ConPress vs LDPVR": about the papers it names (rag/answer/named_papers.py).
+        condensed = (
+            asked_of_people(index, condensed.question, settings)
+            or asked_of_named(index, condensed.question)
+            or condensed
+        )
     kind = question_kind(query)
     standalone = query if query != question else None
     if not condensed.papers and condensed.pick is None and not terms:
@@ -358,6 +364,9 @@ def answer_stream(
     elif condensed.method.startswith("people") and condensed.pick is None:
         people = named_people(index, condensed.original)  # "main limitation of Ju et al.?"
         asked = corrected(index, people.rest) if people and people.rest else query
+    elif condensed.method == "papers":  # "ConPress vs LDPVR: how does each cut the cost?"
+        rest = (named_papers(index, condensed.original) or ((), ""))[1]
+        asked = corrected(index, rest) if question_terms(index, rest) else query
     # It asks something of the papers it names ("main limitation?", "does the second one use
     # tools?"): when none of them has a sentence about it, the answer says so.
     absent = named and condensed.pick is None and names_what_it_wants(condensed.original)

@@ -1,0 +1,77 @@
+"""A question naming two papers or more by their method names is answered from each of them.
+
+"Certified Circuits versus ExPLAIND" cited Certified Circuits alone: MiniLM reads the question
+mostly as its first name, so the second paper's cosine fell far below the first's.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from rag import api
+from rag.answer.named_papers import method_of, named_papers
+from rag.index.paper_index import Index
+from rag.records import Paper
+from tests.answer.chat_turns import first_authors
+
+
+def _paper(pid: str, label: str) -> Paper:
+    return Paper(pid, ("A B",), "An abstract.", label=label, label_derived=True)
+
+
+CELL = _paper("c", "Li et al. — CELL")
+TRM = _paper("t", "Li et al. — TRM")
+CIRCUITS = _paper("x", "Anani et al. — Certified Circuits")
+UNNAMED = _paper("u", "Cao et al.")
+
+
+def _index() -> Any:
+    return SimpleNamespace(papers={p.id: p for p in (CELL, TRM, CIRCUITS, UNNAMED)})
+
+
+def test_the_method_name_comes_from_a_derived_label() -> None:
+    assert method_of(CIRCUITS) == "Certified Circuits"
+    assert method_of(UNNAMED) is None
+    titled = Paper("p", ("A B",), "x", title="A Title", label="A Title")
+    assert method_of(titled) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "ids", "rest"),
+    [
+        ("CELL vs TRM", {"c", "t"}, "vs"),
+        ("How do Certified Circuits and TRM differ?", {"x", "t"}, "How do and differ?"),
+    ],
+)
+def test_two_names_name_two_papers(question: str, ids: set[str], rest: str) -> None:
+    named = named_papers(_index(), question)
+    assert named is not None
+    assert {p.id for p in named[0]} == ids and named[1] == rest
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What is CELL?", "cell biology and TRM", "certified circuits vs trm", "Cao et al. vs TRM"],
+)
+def test_one_name_or_a_name_not_as_written_leaves_it_to_search(question: str) -> None:
+    assert named_papers(_index(), question) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "authors"),
+    [
+        ("How do ConPress and LDPVR differ?", {"Jie Deng", "Yuesen Tang"}),
+        ("Compare TRM with TreePO", {"Yingru Li", "Yizhi Li"}),
+        ("ExPLAIND or Certified Circuits: which one explains a model better?",
+         {"Florian Eichin", "Alaa Anani"}),
+    ],
+)  # fmt: skip
+def test_a_comparison_cites_every_paper_it_names(
+    real_seed_index: Index, question: str, authors: set[str]
+) -> None:
+    answer = api.ask(question, index=real_seed_index)
+    assert set(first_authors(answer)) == authors, answer.answer
