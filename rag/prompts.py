@@ -123,14 +123,21 @@ NONE_IN_SET_NOR_ELSEWHERE = (
 )
 
 # A question naming people ("What did Wei Ju find about fairness?") that none of their papers is
-# about: the answer's first line, before the collection's best paper on its words.
-NONE_BY_PEOPLE = "No paper by {who} in the collection is about this; the paper below is by others."
+# about: the answer's first line, before the collection's best paper on its words (which may
+# share an author with them: "by others" would not always be true).
+NONE_BY_PEOPLE = (
+    "No paper by {who} in the collection is about this; the collection's nearest paper on it "
+    "is below."
+)
 
 # The first line of an answer from the papers of the people a question names.
 BY_PEOPLE = "The collection holds {n} {papers} by {who}. Here is what {each} says."
+BY_PEOPLE_SOME = (
+    "The collection holds {n} {papers} by {who}. Here is what the {shown} nearest the question say."
+)
 BY_PEOPLE_UNADDRESSED = (
-    "The collection holds {n} {papers} by {who}. None of them is about the rest of the "
-    "question; here is what {each} says."
+    "The collection holds {n} {papers} by {who}, {none} on the question's topic. Here is what "
+    "{each} says."
 )
 
 NONE_IN_SET = (

@@ -227,6 +227,8 @@ def fold(text: str) -> str:
     Returns:
         The text decomposed (NFKD), without combining marks, case-folded.
     """
+    if text.isascii():  # the same result, without decomposing: most names and questions
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA))
     bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return bare.casefold().translate(_FOLD_EXTRA)

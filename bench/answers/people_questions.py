@@ -34,7 +34,7 @@ from rag.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "people_questions.jsonl"
 RESULTS = ROOT / "bench" / "results"
-NONE_OF_THEIRS = ("No paper by", "None of them is about")
+NONE_OF_THEIRS = ("No paper by", "None of them is about", "on the question's topic")
 
 
 def open_index(folder: Path) -> Index:

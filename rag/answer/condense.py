@@ -144,7 +144,9 @@ class Condensed:
 
     question: str  # standalone
     original: str
-    method: str = "as-is"  # "as-is", "rule", "llm" or "context" (rag/answer/continuation.py)
+    # "as-is", "rule", "llm", "context" (rag/answer/continuation.py), "people", "people-asked"
+    # (rag/answer/people.py) or "papers" (rag/answer/named_papers.py)
+    method: str = "as-is"
     papers: tuple[Paper, ...] = ()  # the papers the follow-up refers to, if any
     # A choice among `papers` ("Which of them is about X?", "Are any of them ...?"): the
     # question's own words, without the reference, to judge each of them on; None otherwise.
@@ -152,6 +154,10 @@ class Condensed:
     # "What about the others?" when the set has no others: the papers already shown, to leave
     # out of a search of the set's own question.
     excluded: tuple[Paper, ...] = ()
+    # The words to judge sentences on when not the question: "main limitation?" for "main
+    # limitation of Seo et al.?" (rag/answer/people.py, rag/answer/named_papers.py).
+    asked: str | None = None
+    who: str = ""  # the people a question names, as the collection spells them ("Wei Ju")
 
 
 Resolver = Callable[[str], "Paper | None"]

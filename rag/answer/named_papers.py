@@ -5,8 +5,9 @@ a question that names two papers or more is about those papers. A sentence encod
 a question mostly as its first name, so the per-paper judgement used to leave the others out
 (bench/results/paper_choice.md). Names are those the answers show for papers without a title
 ("Ju et al. — ICGNN"), matched as written, case included: "CELL" names a paper, "cell" does not.
-One name alone is left to the search, which finds that paper and others on its topic when the
-question asks for them ("papers like ConPress").
+A name two papers share names neither, and of names that overlap the longest is read. One name
+alone is left to the search, which finds that paper and others on its topic when the question
+asks for them ("papers like ConPress").
 """
 
 from __future__ import annotations
@@ -15,57 +16,72 @@ import re
 
 from rag.answer.condense import Condensed
 from rag.index.paper_index import Index
+from rag.index.retrieve import Filters
 from rag.records import Paper
 
-_TOKEN = re.compile(r"[\w'\u2019-]+")
-Table = dict[str, list[tuple[tuple[str, ...], Paper]]]
-_TABLES: list[tuple[dict[str, Paper], Table]] = []
+_TOKEN = re.compile(r"[\w-]+")  # "TRM's" is TRM, "ZS-SVD" one token
+Names = dict[str, list[tuple[tuple[str, ...], Paper]]]
+# The name table of the catalog last read, held with the catalog dict itself: an ingest or a
+# refresh reads a new dict, so its table is built again (and the old one let go).
+_TABLE: list[tuple[dict[str, Paper], Names]] = []
 
 
 def method_of(paper: Paper) -> str | None:
     """The method name in a derived label ("Ju et al. — ICGNN" gives "ICGNN"), if any."""
     if not paper.label_derived or " — " not in paper.label:
         return None
-    return paper.label.split(" — ", 1)[1].rstrip("*").strip() or None
+    return paper.label.split(" — ", 1)[1].strip() or None
 
 
-def _table(papers: dict[str, Paper]) -> Table:
-    """Each method name of `papers`, as tokens, under its first token."""
-    for held, known in _TABLES:
-        if held is papers:
-            return known
-    table: Table = {}
+def _table(papers: dict[str, Paper]) -> Names:
+    """Each method name held by one paper alone, as tokens, under its first token."""
+    if _TABLE and _TABLE[0][0] is papers:
+        return _TABLE[0][1]
+    holders: dict[tuple[str, ...], list[Paper]] = {}
     for paper in papers.values():
-        if name := method_of(paper):
-            tokens = tuple(_TOKEN.findall(name))
-            if tokens:
-                table.setdefault(tokens[0], []).append((tokens, paper))
-    _TABLES[:] = [*_TABLES[-3:], (papers, table)]
+        if (name := method_of(paper)) and (tokens := tuple(_TOKEN.findall(name))):
+            holders.setdefault(tokens, []).append(paper)
+    table: Names = {}
+    for tokens, held_by in holders.items():
+        if len(held_by) == 1:
+            table.setdefault(tokens[0], []).append((tokens, held_by[0]))
+    _TABLE[:] = [(papers, table)]
     return table
 
 
-def named_papers(index: Index, question: str) -> tuple[tuple[Paper, ...], str] | None:
+def named_papers(
+    index: Index, question: str, filters: Filters | None = None
+) -> tuple[tuple[Paper, ...], str] | None:
     """Return the papers `question` names, when two or more, and the question without their
-    names (None: it names fewer than two)."""
+    names (None: it names fewer than two that have an abstract and pass `filters`)."""
     matches = list(_TOKEN.finditer(question))
     tokens = [m.group() for m in matches]
     table = _table(index.papers)
     papers: dict[str, Paper] = {}
     spans: list[tuple[int, int]] = []
-    for i, token in enumerate(tokens):
-        for name, paper in table.get(token, ()):
-            if tuple(tokens[i : i + len(name)]) == name:
-                papers[paper.id] = paper
-                spans.append((matches[i].start(), matches[i + len(name) - 1].end()))
+    i = 0
+    while i < len(tokens):
+        names = [n for n in table.get(tokens[i], ()) if tuple(tokens[i : i + len(n[0])]) == n[0]]
+        if not names:
+            i += 1
+            continue
+        name, paper = max(names, key=lambda n: len(n[0]))  # "Graph Mamba", not "Graph"
+        if not paper.title_only and (not filters or filters.accepts(paper)):
+            papers[paper.id] = paper
+            spans.append((matches[i].start(), matches[i + len(name) - 1].end()))
+        i += len(name)
     if len(papers) < 2:
         return None
     rest = question
-    for start, end in sorted(set(spans), reverse=True):
+    for start, end in reversed(spans):
         rest = rest[:start] + rest[end:]
     return tuple(papers.values()), " ".join(rest.split())
 
 
-def asked_of_named(index: Index, question: str) -> Condensed | None:
+def asked_of_named(index: Index, question: str, filters: Filters | None = None) -> Condensed | None:
     """`question` asked of the two or more papers it names, each of which gets its line."""
-    named = named_papers(index, question)
-    return None if named is None else Condensed(question, question, "papers", named[0])
+    named = named_papers(index, question, filters)
+    if named is None:
+        return None
+    papers, rest = named
+    return Condensed(question, question, "papers", papers, asked=rest or None)

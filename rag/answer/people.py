@@ -11,28 +11,35 @@ against a list of phrasings:
   Loubes").
 
 A lone surname is not read as a person: "Sun", "Long" or "Wang" alone could be a word or many
-people. `People.rest` is the question without the names, for judging what it asks of them.
+people. Nor is a name typed in lowercase whose words are all English words ("will long context
+windows help?" with a Will Long among the authors), nor one joined by a hyphen to the next word
+("Can Li-ion batteries ..."). Of two names that overlap ("Wei Ju et al."), the longer is read.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rag import prompts
 from rag.answer.abstention import decide, question_terms
 from rag.answer.condense import Condensed
 from rag.answer.continuation import among, continues
 from rag.answer.topicless import asks_no_paper
 from rag.index.paper_index import Index
-from rag.index.retrieve import search
-from rag.index.spelling import corrected
+from rag.index.retrieve import Filters, search
+from rag.index.spelling import corrected, english_word
 from rag.ingest.naming import author_phrase
 from rag.records import Paper
 from rag.settings import Settings
 from rag.text import fold
 
 _WORD = re.compile(r"[^\W\d_]+")
+# Words that say how a person relates to the papers, not what the papers are about: "Which
+# papers has Wei Ju co-authored?" names no topic (stems as `question_terms` gives them).
+_AUTHORSHIP = frozenset("co author coauthor authored write written wrote publish".split())  # noqa: SIM905
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,9 @@ class People:
     rest: str
 
 
+Phrase = tuple[tuple[str, ...], str, Paper]  # folded words, the name as shown, its paper
+
+
 def _words(text: str) -> list[tuple[str, int, int]]:
     """Folded words of `text` with their character spans."""
     return [(fold(m.group()), m.start(), m.end()) for m in _WORD.finditer(text)]
@@ -52,76 +62,100 @@ def _words(text: str) -> list[tuple[str, int, int]]:
 def _phrases(paper: Paper) -> Iterable[tuple[str, tuple[str, ...]]]:
     """(name as shown, its folded words) for each way a question may name the paper's people."""
     for author in paper.authors:
-        words = tuple(w for w, _, _ in _words(author))
+        words = tuple(_WORD.findall(fold(author)))  # folded first: "Yu\u0308ksel" is one word
         if len(words) >= 2:
             yield author, words
-    label = author_phrase(paper.authors, paper.authors_truncated)
+    # The first three authors give the same label as all of them, at a fraction of the cost.
+    label = author_phrase(paper.authors[:3], paper.authors_truncated)
     if " et al." in label or " & " in label:  # a lone surname is not a name here
-        words = tuple(w for w, _, _ in _words(label))
-        yield label, words
+        yield label, tuple(_WORD.findall(fold(label)))
         if " & " in label:
-            yield label, tuple(w for w, _, _ in _words(label.replace(" & ", " and ")))
+            yield label, tuple(_WORD.findall(fold(label.replace(" & ", " and "))))
 
 
-Table = dict[str, list[tuple[tuple[str, ...], str, Paper]]]
-# The phrase table of the catalogs last read, held with the catalog dict itself: an ingest or a
-# refresh reads a new dict, so its table is built again.
-_TABLES: list[tuple[dict[str, Paper], Table]] = []
+# The phrase table of the catalog last read, held with the catalog dict itself: an ingest or a
+# refresh reads a new dict, so its table is built again (and the old one let go).
+_TABLE: list[tuple[dict[str, Paper], dict[str, list[Phrase]]]] = []
 
 
-def _table(papers: dict[str, Paper]) -> Table:
+def _table(papers: dict[str, Paper]) -> dict[str, list[Phrase]]:
     """Each name phrase of `papers` under its first word, for a scan of a question's words."""
-    for held, table in _TABLES:
-        if held is papers:
-            return table
-    table = {}
+    if _TABLE and _TABLE[0][0] is papers:
+        return _TABLE[0][1]
+    table: dict[str, list[Phrase]] = {}
     for paper in papers.values():
         for shown, phrase in _phrases(paper):
             table.setdefault(phrase[0], []).append((phrase, shown, paper))
-    _TABLES[:] = [*_TABLES[-3:], (papers, table)]
+    _TABLE[:] = [(papers, table)]
     return table
+
+
+def _typed_as_name(question: str, start: int, end: int, phrase: tuple[str, ...]) -> bool:
+    """Whether the words at `start:end` read as a name where they stand (see the docstring)."""
+    if re.match(r"-\w", question[end:]):
+        return False
+    typed = question[start:end]
+    return typed != typed.lower() or not all(english_word(w) for w in phrase)
 
 
 def named_people(index: Index, question: str) -> People | None:
     """Return the collection's authors `question` names and their papers (None: it names none)."""
+    question = unicodedata.normalize("NFC", question)
     words = _words(question)
-    if len(words) < 2:
-        return None
     folded = [w for w, _, _ in words]
     table = _table(index.papers)
-    names: dict[str, None] = {}
-    papers: dict[str, Paper] = {}
-    spans: list[tuple[int, int]] = []
+    found: list[tuple[int, int, int, str, Paper]] = []  # start, end, words, name, paper
     for i, word in enumerate(folded):
         for phrase, shown, paper in table.get(word, ()):
             n = len(phrase)
-            if tuple(folded[i : i + n]) == phrase:
-                names[shown] = None
-                papers[paper.id] = paper
-                spans.append((words[i][1], words[i + n - 1][2]))
-    if not papers:
+            if tuple(folded[i : i + n]) != phrase:
+                continue
+            start, end = words[i][1], words[i + n - 1][2]
+            if _typed_as_name(question, start, end, phrase):
+                found.append((start, end, n, shown, paper))
+    # Of overlapping names, the longer: "Wei Ju et al." is Ju et al., not every paper of Wei Ju.
+    spans = {(f[0], f[1], f[2]) for f in found}  # a few, though "Wang et al." finds many papers
+    longest = {
+        s for s in spans if not any(t[2] > s[2] and t[0] < s[1] and s[0] < t[1] for t in spans)
+    }
+    kept = [f for f in found if (f[0], f[1], f[2]) in longest]
+    if not kept:
         return None
+    names = tuple(dict.fromkeys(f[3] for f in kept))
+    papers = tuple({f[4].id: f[4] for f in kept}.values())
     merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):  # "Wei Ju et al." holds two names that overlap
+    for start, end in sorted((f[0], f[1]) for f in found):  # "Wei Ju et al.": both go
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
             merged.append((start, end))
     rest = question
     for start, end in reversed(merged):
-        tail = re.match(r"(?:\s*\.)?(?:['\u2019]s\b)?", rest[end:])  # "et al." / "Ju's"
-        rest = rest[:start] + rest[end + (tail.end() if tail else 0) :]
-    return People(tuple(names), tuple(papers.values()), " ".join(rest.split()))
+        if rest[start:end].endswith("al") and rest[end : end + 1] == ".":  # "Ju et al."
+            end += 1
+        elif possessive := re.match(r"['\u2019]s\b", rest[end:]):  # "Wei Ju's"
+            end += possessive.end()
+        rest = rest[:start] + rest[end:]
+    return People(names, papers, " ".join(rest.split()))
 
 
-def asked_of_people(index: Index, question: str, settings: Settings) -> Condensed | None:
-    """`question` as asked of the papers of the people it names (None: it names nobody).
+def _topic_terms(terms: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """The search terms but those saying who wrote what ("co-authored")."""
+    return [t for t in terms if t[0] not in _AUTHORSHIP]
+
+
+def asked_of_people(
+    index: Index, question: str, settings: Settings, filters: Filters | None = None
+) -> Condensed | None:
+    """`question` as asked of the papers of the people it names (None: it names nobody, or
+    none of their papers has an abstract or passes `filters`).
 
     The words left once the names are gone decide what it asks, by the judgements a follow-up
     on an answer's papers gets, with the named people's papers in place of the answer's:
 
     - no topic ("which papers has Wei Ju written?", "what do Ju et al. find?"; the topicless
-      judgement, rag/answer/topicless.py): each of their papers gets its line;
+      judgement, rag/answer/topicless.py): each of their papers gets its line (method
+      "people");
     - something of their papers ("main limitation of Ju et al.?", "Yifan Wang on label noise";
       the follow-up judgement, rag/answer/continuation.py): asked of those of their papers the
       per-paper judgement picks among them (method "people-asked");
@@ -131,15 +165,41 @@ def asked_of_people(index: Index, question: str, settings: Settings) -> Condense
     people = named_people(index, question)
     if people is None:
         return None
+    papers = tuple(
+        p for p in people.papers if not p.title_only and (not filters or filters.accepts(p))
+    )
+    if not papers:
+        return None
+    who = " or ".join(people.names)
     rest = corrected(index, people.rest)
     terms = question_terms(index, rest)
-    if not terms or asks_no_paper(index, rest):
-        return Condensed(question, question, "people", people.papers)
-    hits = search(index, rest, k=settings.top_k, retriever=settings.retriever, rescore=True)
+    if not _topic_terms(terms) or asks_no_paper(index, rest):
+        return Condensed(question, question, "people", papers, asked=rest or None, who=who)
+    hits = search(
+        index, rest, k=settings.top_k, retriever=settings.retriever, filters=filters, rescore=True
+    )
     decision = decide(index, rest, hits, settings.min_relevance)
-    theirs = list(people.papers)
-    if continues(index, rest, theirs, hits, terms, decision, settings.continue_probability):
+    if continues(index, rest, list(papers), hits, terms, decision, settings.continue_probability):
         least, bar = settings.min_relevance, settings.paper_probability
-        chosen = among(index, rest, theirs, hits, terms, least, bar)
-        return Condensed(question, question, "people-asked", tuple(chosen or theirs))
-    return Condensed(question, question, "people", people.papers, pick=rest)
+        chosen = among(index, rest, list(papers), hits, terms, least, bar)
+        return Condensed(
+            question, question, "people-asked", tuple(chosen or papers), asked=rest, who=who
+        )
+    return Condensed(question, question, "people", papers, pick=rest, who=who)
+
+
+def their_papers(condensed: Condensed, shown: int, unaddressed: bool, filtered: bool) -> str:
+    """The line above the papers of the people a question names: how many, by whom (of those
+    that pass the user's filters, when `filtered`)."""
+    n = len(condensed.papers)
+    template = (
+        prompts.BY_PEOPLE_UNADDRESSED
+        if unaddressed
+        else prompts.BY_PEOPLE_SOME
+        if shown < n
+        else prompts.BY_PEOPLE
+    )
+    papers, each, none = ("paper", "it", "not") if n == 1 else ("papers", "each", "none of them")
+    who = condensed.who + (" matching the filters" if filtered else "")
+    who = who if unaddressed else who.rstrip(".")  # "by Ju et al." ends the sentence
+    return template.format(n=n, papers=papers, who=who, each=each, shown=shown, none=none)

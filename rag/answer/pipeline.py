@@ -33,9 +33,9 @@ from rag.answer.continuation import among, continues
 from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
-from rag.answer.named_papers import asked_of_named, named_papers
+from rag.answer.named_papers import asked_of_named
 from rag.answer.overview import no_topic
-from rag.answer.people import asked_of_people, named_people
+from rag.answer.people import asked_of_people, their_papers
 from rag.answer.relevance import RelevanceCheck
 from rag.answer.topicless import asks_no_paper
 from rag.backends.base import Backend, Prompt
@@ -281,8 +281,8 @@ def answer_stream(
         # the people it names, read from the collection's own authors (rag/answer/people.py).
         # "ConPress vs LDPVR": about the papers it names (rag/answer/named_papers.py).
         condensed = (
-            asked_of_people(index, condensed.question, settings)
-            or asked_of_named(index, condensed.question)
+            asked_of_people(index, condensed.question, settings, filters)
+            or asked_of_named(index, condensed.question, filters)
             or condensed
         )
     kind = question_kind(query)
@@ -329,10 +329,12 @@ def answer_stream(
             # theirs nor of another paper: their papers, each with its line, after a line that
             # says the rest of the question is not what they are about.
             condensed, outside = replace(condensed, pick=None), False
-            relevant = hits_of(index, query, condensed.papers, hits)
+            relevant = _theirs_first(index, query, condensed.papers, hits, settings)
             unaddressed = True
         elif outside:
             query = condensed.pick or query
+    elif condensed.method == "people":  # "Which papers has Wei Ju written?"
+        relevant = _theirs_first(index, query, condensed.papers, hits, settings)
     elif condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = hits_of(index, query, condensed.papers, hits)
@@ -361,12 +363,8 @@ def answer_stream(
     asked = condensed.pick if condensed.pick is not None else query
     if condensed.method == "context":  # "main limitation?" is judged on its words, not names
         asked = corrected(index, condensed.original)
-    elif condensed.method.startswith("people") and condensed.pick is None:
-        people = named_people(index, condensed.original)  # "main limitation of Ju et al.?"
-        asked = corrected(index, people.rest) if people and people.rest else query
-    elif condensed.method == "papers":  # "ConPress vs LDPVR: how does each cut the cost?"
-        rest = (named_papers(index, condensed.original) or ((), ""))[1]
-        asked = corrected(index, rest) if question_terms(index, rest) else query
+    elif condensed.asked and condensed.pick is None and question_terms(index, condensed.asked):
+        asked = condensed.asked  # "main limitation of Seo et al.?", "ConPress vs LDPVR: speed?"
     # It asks something of the papers it names ("main limitation?", "does the second one use
     # tools?"): when none of them has a sentence about it, the answer says so.
     absent = named and condensed.pick is None and names_what_it_wants(condensed.original)
@@ -411,11 +409,12 @@ def answer_stream(
     render = _Renderer(evidence, settings.unsupported)
     if outside:  # one line first: none of the previous papers; what follows is from elsewhere
         timings.setdefault("first_sentence_s", time.perf_counter() - t0)
-        people = named_people(index, condensed.original) if condensed.method == "people" else None
-        none = prompts.NONE_BY_PEOPLE.format(who=" or ".join(people.names)) if people else None
-        yield render.note(none or prompts.NONE_IN_SET)
+        people = condensed.method == "people"
+        yield render.note(
+            prompts.NONE_BY_PEOPLE.format(who=condensed.who) if people else prompts.NONE_IN_SET
+        )
     elif condensed.method == "people" and condensed.pick is None:
-        yield render.note(_their_papers(index, condensed, unaddressed))
+        yield render.note(their_papers(condensed, len(relevant), unaddressed, bool(filters)))
     timings["evidence_s"] = time.perf_counter() - t0
     bullets = kind is Kind.LIST
 
@@ -618,14 +617,13 @@ def _answerable(index: Index, words: str, settings: Settings, filters: Filters |
     )
 
 
-def _their_papers(index: Index, condensed: Condensed, unaddressed: bool) -> str:
-    """The line above a people question's papers: how many there are, by whom."""
-    people = named_people(index, condensed.original)
-    n = len(condensed.papers)
-    who = " or ".join(people.names).rstrip(".") if people else ""
-    line = prompts.BY_PEOPLE_UNADDRESSED if unaddressed else prompts.BY_PEOPLE
-    papers, each = ("paper", "it") if n == 1 else ("papers", "each")
-    return line.format(n=n, papers=papers, who=who, each=each)
+def _theirs_first(
+    index: Index, query: str, papers: Sequence[Paper], hits: list[Hit], settings: Settings
+) -> list[Hit]:
+    """Hits for `papers`, those the search found first, at most `top_k` of them."""
+    found = {h.paper.id for h in hits}
+    ordered = sorted(papers, key=lambda p: p.id not in found)[: settings.top_k]
+    return hits_of(index, query, ordered, hits)
 
 
 def _pick(

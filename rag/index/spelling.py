@@ -77,6 +77,11 @@ def _english() -> frozenset[str]:
     return frozenset(_frequencies())
 
 
+def english_word(word: str) -> bool:
+    """Whether `word` (lowercase) is in the English word list."""
+    return word in _english()
+
+
 @functools.cache
 def _english_sorted() -> tuple[str, ...]:
     return tuple(sorted(_frequencies()))

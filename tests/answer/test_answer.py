@@ -256,6 +256,10 @@ def test_each_sentence_reports_support_and_why(seeded: Index, fake_settings: Set
         (prompts.SYSTEM, set()),
         (prompts.EXAMPLE_USER, set()),
         (prompts.CONDENSE_SYSTEM, set()),
+        (prompts.NONE_BY_PEOPLE, {"who"}),
+        (prompts.BY_PEOPLE, {"n", "papers", "who", "each"}),
+        (prompts.BY_PEOPLE_SOME, {"n", "papers", "who", "shown"}),
+        (prompts.BY_PEOPLE_UNADDRESSED, {"n", "papers", "who", "none", "each"}),
     ],
 )
 def test_prompt_placeholders(template: str, fields: set[str]) -> None:

@@ -26,10 +26,14 @@ CELL = _paper("c", "Li et al. — CELL")
 TRM = _paper("t", "Li et al. — TRM")
 CIRCUITS = _paper("x", "Anani et al. — Certified Circuits")
 UNNAMED = _paper("u", "Cao et al.")
+GRAPH_MAMBA = _paper("gm", "Wu et al. — Graph Mamba")
+MAMBA = _paper("m", "Gu et al. — Mamba")
+VAE_ONE, VAE_TWO = _paper("v1", "Ng et al. — VAE"), _paper("v2", "Ho et al. — VAE")
 
 
 def _index() -> Any:
-    return SimpleNamespace(papers={p.id: p for p in (CELL, TRM, CIRCUITS, UNNAMED)})
+    papers = (CELL, TRM, CIRCUITS, UNNAMED, GRAPH_MAMBA, MAMBA, VAE_ONE, VAE_TWO)
+    return SimpleNamespace(papers={p.id: p for p in papers})
 
 
 def test_the_method_name_comes_from_a_derived_label() -> None:
@@ -44,6 +48,8 @@ def test_the_method_name_comes_from_a_derived_label() -> None:
     [
         ("CELL vs TRM", {"c", "t"}, "vs"),
         ("How do Certified Circuits and TRM differ?", {"x", "t"}, "How do and differ?"),
+        ("Graph Mamba vs Mamba", {"gm", "m"}, "vs"),  # the longer name first
+        ("TRM's guarantee vs CELL's", {"t", "c"}, "'s guarantee vs 's"),
     ],
 )
 def test_two_names_name_two_papers(question: str, ids: set[str], rest: str) -> None:
@@ -54,7 +60,14 @@ def test_two_names_name_two_papers(question: str, ids: set[str], rest: str) -> N
 
 @pytest.mark.parametrize(
     "question",
-    ["What is CELL?", "cell biology and TRM", "certified circuits vs trm", "Cao et al. vs TRM"],
+    [
+        "What is CELL?",
+        "cell biology and TRM",
+        "certified circuits vs trm",
+        "Cao et al. vs TRM",
+        "What is Graph Mamba?",  # one paper, though "Mamba" is another's name too
+        "VAE vs TRM",  # a name two papers share names neither
+    ],
 )
 def test_one_name_or_a_name_not_as_written_leaves_it_to_search(question: str) -> None:
     assert named_papers(_index(), question) is None
