@@ -161,7 +161,7 @@ class _Renderer:
             record["citations"] = numbers
             record["shown"] = True
             self.sentences.append(record)
-            body = checked.text.rstrip()
+            body = _closing_quote_kept_if_opened(checked.text.rstrip())
             stop = body[-1] if body and body[-1] in ".!?" else "."
             body = body.rstrip(".!?")
             shown = f"{body} {''.join(f'[{n}]' for n in numbers)}{stop}"
@@ -698,6 +698,21 @@ def _made_standalone(
         return checked
     again = checked_as_cited(text, n, checker)
     return checked if again is None else replace(again, attributed=checked.attributed)
+
+
+def _closing_quote_kept_if_opened(text: str) -> str:
+    """`text` without a closing double quote at its end that nothing opened (a small model's
+    slip: 'states."'), or with the sentence's stop moved out of a quotation it does close
+    ('called "X."' -> 'called "X".'), so that the citation follows the words it cites."""
+    if not text.endswith(('"', "\u201d")):
+        return text
+    quote = text[-1]
+    opened = text.count('"') % 2 == 0 if quote == '"' else "\u201c" in text
+    if not opened:
+        return text[:-1].rstrip()
+    if len(text) > 1 and text[-2] in ".!?":
+        return text[:-2] + quote + text[-2]
+    return text
 
 
 def _join(first: str | None, second: str) -> str:

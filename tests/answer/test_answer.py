@@ -232,6 +232,16 @@ def test_source_label_copied_by_the_model_is_not_shown(
     assert synthesis(result) == ICGNN_SENTENCE + " [1]."
 
 
+def test_a_closing_quote_the_model_never_opened_is_not_shown(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    # SmolLM2 ended a copied sentence with '."' although the abstract quotes nothing.
+    llm = PromptAwareLLM()
+    llm.enqueue(f'{ICGNN_SENTENCE}." [{{Ju}}].')
+    result = run(seeded, fake_settings, llm)
+    assert synthesis(result) == ICGNN_SENTENCE + " [1]."
+
+
 def test_each_sentence_reports_support_and_why(seeded: Index, fake_settings: Settings) -> None:
     llm = PromptAwareLLM()
     llm.enqueue(
