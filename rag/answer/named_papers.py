@@ -15,15 +15,13 @@ from __future__ import annotations
 import re
 
 from rag.answer.condense import Condensed
+from rag.index.catalog import per_catalog
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters
 from rag.records import Paper
 
 _TOKEN = re.compile(r"[\w-]+")  # "TRM's" is TRM, "ZS-SVD" one token
 Names = dict[str, list[tuple[tuple[str, ...], Paper]]]
-# The name table of the catalog last read, held with the catalog dict itself: an ingest or a
-# refresh reads a new dict, so its table is built again (and the old one let go).
-_TABLE: list[tuple[dict[str, Paper], Names]] = []
 
 
 def method_of(paper: Paper) -> str | None:
@@ -33,10 +31,9 @@ def method_of(paper: Paper) -> str | None:
     return paper.label.split(" — ", 1)[1].strip() or None
 
 
+@per_catalog
 def _table(papers: dict[str, Paper]) -> Names:
     """Each method name held by one paper alone, as tokens, under its first token."""
-    if _TABLE and _TABLE[0][0] is papers:
-        return _TABLE[0][1]
     holders: dict[tuple[str, ...], list[Paper]] = {}
     for paper in papers.values():
         if (name := method_of(paper)) and (tokens := tuple(_TOKEN.findall(name))):
@@ -45,7 +42,6 @@ def _table(papers: dict[str, Paper]) -> Names:
     for tokens, held_by in holders.items():
         if len(held_by) == 1:
             table.setdefault(tokens[0], []).append((tokens, held_by[0]))
-    _TABLE[:] = [(papers, table)]
     return table
 
 

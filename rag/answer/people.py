@@ -28,6 +28,7 @@ from rag.answer.abstention import decide, question_terms
 from rag.answer.condense import Condensed
 from rag.answer.continuation import among, continues
 from rag.answer.topicless import asks_no_paper
+from rag.index.catalog import per_catalog
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, search
 from rag.index.spelling import corrected, english_word
@@ -73,20 +74,13 @@ def _phrases(paper: Paper) -> Iterable[tuple[str, tuple[str, ...]]]:
             yield label, tuple(_WORD.findall(fold(label.replace(" & ", " and "))))
 
 
-# The phrase table of the catalog last read, held with the catalog dict itself: an ingest or a
-# refresh reads a new dict, so its table is built again (and the old one let go).
-_TABLE: list[tuple[dict[str, Paper], dict[str, list[Phrase]]]] = []
-
-
+@per_catalog
 def _table(papers: dict[str, Paper]) -> dict[str, list[Phrase]]:
     """Each name phrase of `papers` under its first word, for a scan of a question's words."""
-    if _TABLE and _TABLE[0][0] is papers:
-        return _TABLE[0][1]
     table: dict[str, list[Phrase]] = {}
     for paper in papers.values():
         for shown, phrase in _phrases(paper):
             table.setdefault(phrase[0], []).append((phrase, shown, paper))
-    _TABLE[:] = [(papers, table)]
     return table
 
 

@@ -11,17 +11,40 @@ sends the next reader back to Chroma, which then saves a fresh copy.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
 import uuid
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import TypeVar
 
 from rag.index.lexical import fingerprint
 from rag.records import Paper
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def per_catalog(build: Callable[[dict[str, Paper]], T]) -> Callable[[dict[str, Paper]], T]:
+    """`build` (a table derived from every paper record) kept for the catalog dict last given.
+
+    An index reads a new dict after an ingest or a refresh (`Index.papers`), so a table is
+    built again then, and the one before it let go.
+    """
+    last: list[tuple[dict[str, Paper], T]] = []
+
+    @functools.wraps(build)
+    def cached(papers: dict[str, Paper]) -> T:
+        if last and last[0][0] is papers:
+            return last[0][1]
+        value = build(papers)
+        last[:] = [(papers, value)]
+        return value
+
+    return cached
 
 
 def load(path: Path, generation: str, ids: Collection[str]) -> dict[str, Paper] | None:
