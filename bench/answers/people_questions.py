@@ -27,21 +27,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.answers.paper_choice import open_index  # noqa: E402
 from rag import api, prompts  # noqa: E402
-from rag.index.paper_index import Index  # noqa: E402
-from rag.ingest.pipeline import ingest  # noqa: E402
-from rag.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "people_questions.jsonl"
 RESULTS = ROOT / "bench" / "results"
 NONE_OF_THEIRS = ("No paper by", "None of them is about", "on the question's topic")
-
-
-def open_index(folder: Path) -> Index:
-    settings = Settings(index_dir=folder)
-    if not (folder / "chroma.sqlite3").exists():
-        ingest([ROOT / "seeds"], Index(settings, create=True))
-    return Index(settings)
 
 
 def judged(row: dict[str, Any], answer: Any) -> dict[str, Any]:

@@ -223,21 +223,19 @@ def test_copied_instructions_and_example_are_never_shown(
     assert "ChirpNet" not in result.answer
 
 
-def test_source_label_copied_by_the_model_is_not_shown(
-    seeded: Index, fake_settings: Settings
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"[1] Ju et al. — ICGNN: {ICGNN_SENTENCE}.",  # the source line's label, copied
+        # SmolLM2 ended a copied sentence with '."' although the abstract quotes nothing.
+        f'{ICGNN_SENTENCE}." [{{Ju}}].',
+    ],
+)
+def test_what_the_model_adds_around_a_source_sentence_is_not_shown(
+    seeded: Index, fake_settings: Settings, reply: str
 ) -> None:
     llm = PromptAwareLLM()
-    llm.enqueue(f"[1] Ju et al. — ICGNN: {ICGNN_SENTENCE}.")
-    result = run(seeded, fake_settings, llm)
-    assert synthesis(result) == ICGNN_SENTENCE + " [1]."
-
-
-def test_a_closing_quote_the_model_never_opened_is_not_shown(
-    seeded: Index, fake_settings: Settings
-) -> None:
-    # SmolLM2 ended a copied sentence with '."' although the abstract quotes nothing.
-    llm = PromptAwareLLM()
-    llm.enqueue(f'{ICGNN_SENTENCE}." [{{Ju}}].')
+    llm.enqueue(reply)
     result = run(seeded, fake_settings, llm)
     assert synthesis(result) == ICGNN_SENTENCE + " [1]."
 
