@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from rag.index.model_files import BUNDLED_MODEL
 from rag.index.paper_index import Index
 from rag.records import Hit
 from rag.text import CHAT_WORDS, STOPWORDS, definitions
@@ -234,6 +235,18 @@ def logistic(
     """Return a fitted logistic regression's probabilities for `rows` of raw features."""
     z = (rows - np.array(mean)) / np.array(scale)
     return 1.0 / (1.0 + np.exp(-(z @ np.array(coef) + intercept)))
+
+
+def vector_logit(index: Index, text: str, coef: Sequence[float], intercept: float) -> float | None:
+    """Return a linear model's logit over `text`'s vector from the bundled MiniLM (None: the
+    index embeds with another model, or at another size, which the weights cannot read)."""
+    if index.settings.embedding_model != BUNDLED_MODEL:
+        return None
+    weights = np.array(coef)
+    vector = index.embedder.embed([text])[0]
+    if vector.shape != weights.shape:  # an embedder of another size (tests, a custom one)
+        return None
+    return float(vector @ weights + intercept)
 
 
 def probability(found: Signals) -> float:

@@ -40,8 +40,7 @@ from typing import Any
 import numpy as np
 
 from rag.answer import paper_choice
-from rag.answer.abstention import Decision, decide, documents_holding, logistic
-from rag.index.model_files import BUNDLED_MODEL
+from rag.answer.abstention import Decision, decide, documents_holding, logistic, vector_logit
 from rag.index.paper_index import Index
 from rag.index.retrieve import hits_of
 from rag.records import Hit, Paper
@@ -59,13 +58,8 @@ def weights() -> dict[str, Any]:
 def aspect(index: Index, message: str) -> float:
     """Return the logit that `message` names only an aspect of papers, not a subject."""
     fitted = weights()["aspect"]
-    if index.settings.embedding_model != BUNDLED_MODEL:
-        return float(fitted["mean"])  # the weights read MiniLM's vectors only
-    vector = index.embedder.embed([message])[0]
-    coef = np.array(fitted["coef"])
-    if vector.shape != coef.shape:  # an embedder of another size (tests, a custom one)
-        return float(fitted["mean"])
-    return float(vector @ coef + fitted["intercept"])
+    logit = vector_logit(index, message, fitted["coef"], fitted["intercept"])
+    return float(fitted["mean"]) if logit is None else logit  # the weights read MiniLM only
 
 
 def signals(

@@ -25,9 +25,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from rag.index.model_files import BUNDLED_MODEL
+from rag.answer.abstention import vector_logit
 from rag.index.paper_index import Index
 
 WEIGHTS = Path(__file__).with_name("model") / "topicless.json"
@@ -42,14 +40,9 @@ def weights() -> dict[str, Any]:
 def probability(index: Index, message: str) -> float | None:
     """Return the fitted probability that `message` asks about the collection or nothing (None:
     the index's embedding model is not the one the weights read)."""
-    if index.settings.embedding_model != BUNDLED_MODEL:
-        return None
     fitted = weights()
-    coef = np.array(fitted["coef"])
-    vector = index.embedder.embed([message])[0]
-    if vector.shape != coef.shape:  # an embedder of another size (tests, a custom one)
-        return None
-    return 1.0 / (1.0 + math.exp(-float(vector @ coef + fitted["intercept"])))
+    logit = vector_logit(index, message, fitted["coef"], fitted["intercept"])
+    return None if logit is None else 1.0 / (1.0 + math.exp(-logit))
 
 
 def asks_no_paper(index: Index, message: str) -> bool | None:
