@@ -192,6 +192,12 @@ def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) ->
     return covered / weights if weights else 0.0
 
 
+def term_rarity(index: Index, terms: Sequence[str]) -> dict[str, float]:
+    """Each of `terms` (stems) with its IDF in the collection's lexical index."""
+    bm25 = index.bm25()
+    return {t: idf(len(bm25), len(bm25.documents_with(t))) for t in terms}
+
+
 def idf(papers: int, holding: int) -> float:
     """BM25's IDF (Lucene's form, as bm25s scores) of a term that `holding` of `papers` hold."""
     return math.log(1 + (papers - holding + 0.5) / (holding + 0.5))

@@ -12,8 +12,11 @@ what the abstracts do say.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+
+import numpy as np
 
 from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
@@ -21,7 +24,8 @@ from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
-from rag.ingest.wanted import choice_scores, is_fragment
+from rag.ingest.wanted import abstract_term_shares, choice_scores, is_fragment
+from rag.text import content_stems
 
 
 class Kind(StrEnum):
@@ -133,11 +137,21 @@ class Choice:
     sentence: str  # as in the abstract
     about: float  # relevance score
     states_it: bool  # states the dataset / number asked for (always True for other kinds)
+    # The paper's sentence on the question's own words, shown after `sentence` when that one
+    # holds none of them (`tie_sentence`); None: not needed.
+    context: str | None = None
 
 
 # A sentence is taken as already said when its last words are in an earlier answer's text: an
 # answer may rewrite a sentence's opening ("We propose" -> "Ju et al. propose"), not its end.
 _SAID_WORDS = 8
+
+# `tie_sentence`: a paper's line gets the sentence that ties it to the question when the line
+# holds at most TIE_RATIO of the largest share of the question's terms a sentence of the paper
+# holds, from the sentences holding at least TIE_SHARE of them and more than the line does.
+# Calibrated by bench/answers/side_topics.py (bench/results/side_topics.md).
+TIE_RATIO = 0.0
+TIE_SHARE = 0.2
 
 
 def _words(text: str) -> str:
@@ -161,15 +175,10 @@ def choose(
     if not pairs:
         return None
     sentences = [s for s, _ in pairs]
-    vectors = ev.vectors if ev.vectors is not None and len(ev.vectors) == len(sentences) else None
-    if vectors is None:
-        vectors = relevance.embedder.embed(sentences)
-    cosines = vectors @ relevance.vector
     method = method_name(ev.hit.paper.abstract)
     # Among the sentences that pass the gate, the fitted choice (rag/ingest/wanted.py) orders
     # them: the role the question wants, its words, where the sentence sits, ...
-    shared = ev.shared if ev.shared is not None and len(ev.shared) == len(pairs) else None
-    ranks = choice_scores(question, pairs, cosines, shared=shared)
+    cosines, shared, ranks = _ranked(question, relevance, ev, pairs)
     best: tuple[tuple[bool, bool, bool, float], Choice] | None = None
     for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
@@ -190,6 +199,92 @@ def choose(
         key = (first, not (said and already_said(sentence, said)), passes, float(rank))
         if best is None or key > best[0]:
             best = (key, Choice(ev.n, sentence, about, states))
+    if best is None:
+        return None
+    context = tie_sentence(
+        relevance, pairs, ranks, best[1].sentence, several(shared), said, name=method
+    )
+    return replace(best[1], context=context) if context else best[1]
+
+
+def several(shared: np.ndarray | None) -> bool:
+    """Whether an answer has other papers, from a paper's likeness to them (`ev.shared`)."""
+    return shared is not None and bool(np.any(np.asarray(shared) != 0))
+
+
+def _ranked(
+    question: str, relevance: RelevanceCheck, ev: Evidence, pairs: Sequence[tuple[str, str]]
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Each of the paper's sentences `pairs`: its cosine to the question, its likeness to the
+    answer's other papers (None: not computed) and the fitted choice's score."""
+    vectors = ev.vectors if ev.vectors is not None and len(ev.vectors) == len(pairs) else None
+    if vectors is None:
+        vectors = relevance.embedder.embed([s for s, _ in pairs])
+    cosines = vectors @ relevance.vector
+    shared = ev.shared if ev.shared is not None and len(ev.shared) == len(pairs) else None
+    return cosines, shared, choice_scores(question, pairs, cosines, shared=shared)
+
+
+def model_tie(relevance: RelevanceCheck, ev: Evidence, shown: str) -> Choice | None:
+    """`tie_sentence` for a paper the model's synthesis quoted as `shown`: the paper's
+    sentence on the question's words when what the model said of it holds none of them."""
+    pairs = paper_sentence_roles(ev.hit.paper)
+    if not pairs:
+        return None
+    _, shared, ranks = _ranked(relevance.question, relevance, ev, pairs)
+    name = method_name(ev.hit.paper.abstract)
+    tie = tie_sentence(relevance, pairs, ranks, shown, several(shared), name=name)
+    return Choice(ev.n, tie, 0.0, True) if tie is not None else None
+
+
+def tie_sentence(
+    relevance: RelevanceCheck,
+    pairs: Sequence[tuple[str, str]],
+    ranks: Sequence[float] | np.ndarray,
+    shown: str,
+    among_others: bool,
+    said: str = "",
+    *,
+    name: str | None = None,
+) -> str | None:
+    """Return the sentence of a paper that ties it to the question when `shown` does not.
+
+    The sentence choice puts what a paper found first, and a finding may hold none of the
+    question's words: asked "mixture of experts routing", TRM's line was its guarantee, while
+    the sentence naming "Mixture-of-Experts routing discontinuities" as the problem it solves
+    was left out, so nothing in the answer was about what was asked. When `shown` (what the
+    answer says of the paper) holds few of the question's terms against the paper's sentence
+    that holds most (`TIE_RATIO`; acronyms the abstract defines count as their words, and
+    each term weighs its rarity in the collection, `relevance.rarity`), the sentence the
+    fitted choice (`ranks`, one per sentence of `pairs`) puts first among those holding more
+    of them, and at least `TIE_SHARE`, follows it. In an answer over several papers
+    (`among_others`) the field's background ("GNNs have shown remarkable capabilities ...")
+    is taken only when no other sentence qualifies, as for the line itself
+    (`rag.ingest.wanted.after_rules`). The paper's own `name`, when the question
+    names it ("does TreePO do anything about the KV cache?"), is in every line about the
+    paper, so it ties nothing. None when no sentence qualifies.
+    """
+    named = name and re.search(rf"\b{re.escape(name)}\b", relevance.question, re.IGNORECASE)
+    own_name = set(content_stems(name)) if name and named else set()
+    terms = [t for t in relevance.terms if t not in own_name]
+    sentences = [s for s, _ in pairs]
+    if not terms:
+        return None
+    rarity = relevance.rarity or {}
+    weights = [rarity.get(t, 1.0) for t in terms] if rarity else None
+    shares = abstract_term_shares(terms, [*sentences, shown], weights)
+    own, most = float(shares[-1]), float(shares[:-1].max(initial=0.0))
+    if most <= 0 or own > TIE_RATIO * most:
+        return None
+    best: tuple[tuple[bool, float], str] | None = None
+    for (sentence, role), held, rank in zip(pairs, shares[:-1], ranks, strict=True):
+        if sentence == shown or held < TIE_SHARE or held <= own or is_fragment(sentence):
+            continue
+        if said and already_said(sentence, said):
+            continue
+        key = (not (among_others and role == "background"), float(rank))
+        if best is None or key > best[0]:
+            best = (key, sentence)
     return best[1] if best else None
 
 
@@ -199,8 +294,13 @@ def checked_as_cited(text: str, n: int, checker: CitationChecker) -> CheckedSent
     return checked if checked.supported and checked.sources == (n,) else None
 
 
-def shown_form(choice: Choice, ev: Evidence, checker: CitationChecker) -> CheckedSentence:
+def shown_form(
+    choice: Choice, ev: Evidence, checker: CitationChecker, labelled: bool = True
+) -> CheckedSentence:
     """Return the chosen sentence as shown: standalone and named, if the check still passes.
+
+    Without `labelled`, the sentence does not open with the paper's label ("Li et al. (TRM):
+    ..."): it goes on with a line that did.
 
     The rewritten forms are tried from most to least changed; the sentence as written is the
     last resort, and is its own evidence. A sentence whose subject points back ("However, these
@@ -210,7 +310,7 @@ def shown_form(choice: Choice, ev: Evidence, checker: CitationChecker) -> Checke
     sentences = paper_sentences(ev.hit.paper)
     at = sentences.index(choice.sentence) if choice.sentence in sentences else -1
     if at > 0 and points_back(choice.sentence):
-        before = _one_shown(replace(choice, sentence=sentences[at - 1]), ev, checker)
+        before = _one_shown(replace(choice, sentence=sentences[at - 1]), ev, checker, labelled)
         text = standalone(choice.sentence).text
         after = checked_as_cited(text, ev.n, checker)
         evidence: tuple[str, ...]
@@ -221,16 +321,18 @@ def shown_form(choice: Choice, ev: Evidence, checker: CitationChecker) -> Checke
         return CheckedSentence(
             f"{before.text} {text}", (ev.n,), support, True, False, evidence, reason="quoted"
         )
-    return _one_shown(choice, ev, checker)
+    return _one_shown(choice, ev, checker, labelled)
 
 
-def _one_shown(choice: Choice, ev: Evidence, checker: CitationChecker) -> CheckedSentence:
+def _one_shown(
+    choice: Choice, ev: Evidence, checker: CitationChecker, labelled: bool = True
+) -> CheckedSentence:
     """`shown_form` of one sentence."""
     who, plural = speaker(ev.hit.paper)
     named = standalone(choice.sentence, who, plural)
     forms = [named.text] if named.named else []
     bare = standalone(choice.sentence).text
-    if who:
+    if who and labelled:
         forms.append(f"{who}: {bare}")
     forms.append(bare)
     for text in forms:
@@ -249,6 +351,8 @@ class Composed:
     kind: Kind
     note: str | None
     lines: tuple[CheckedSentence, ...]
+    # Lines that go on with the one before (a paper's tie sentence after its finding), by place.
+    joined: frozenset[int] = frozenset()
 
 
 def compose(
@@ -261,6 +365,7 @@ def compose(
     every: bool = False,
     said: str = "",
     absent: bool = False,
+    synthesis: Mapping[int, str] | None = None,
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
 
@@ -277,6 +382,9 @@ def compose(
             its paper has another one about the question.
         absent: with `every`, the question asks something of its papers ("main limitation?"
             after CELL): when none has a sentence about it, a note says so above their lines.
+        synthesis: what the model's synthesis said of each paper in `skip`: when it holds
+            none of the question's words, the paper gets a line with its sentence that does
+            (`tie_sentence`).
     """
     kind = question_kind(question)
     states = kind not in (Kind.DATASET, Kind.NUMBER)
@@ -284,6 +392,10 @@ def compose(
     found = False  # a paper has a sentence about the question
     for ev in evidence:
         if ev.n in skip:
+            said_of = (synthesis or {}).get(ev.n)
+            tie = model_tie(relevance, ev, said_of) if said_of is not None else None
+            if tie is not None:
+                choices.append(tie)
             continue
         choice = choose(question, kind, relevance, ev, said)
         found = found or choice is not None
@@ -314,5 +426,15 @@ def compose(
         else:
             note = prompts.NOT_ADDRESSED
     by_n = {ev.n: ev for ev in evidence}
-    lines = tuple(shown_form(c, by_n[c.n], checker) for c in choices)
-    return Composed(kind, note, lines)
+    lines: list[CheckedSentence] = []
+    joined = set()
+    for c in choices:
+        lines.append(shown_form(c, by_n[c.n], checker))
+        if c.context is not None:
+            after = shown_form(
+                replace(c, sentence=c.context, context=None), by_n[c.n], checker, labelled=False
+            )
+            if not already_said(after.text, lines[-1].text):
+                joined.add(len(lines))
+                lines.append(after)
+    return Composed(kind, note, tuple(lines), frozenset(joined))

@@ -16,7 +16,7 @@ import numpy as np
 
 from rag import prompts
 from rag.answer import paper_choice
-from rag.answer.abstention import Decision, decide, question_terms
+from rag.answer.abstention import Decision, decide, question_terms, term_rarity
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.answer.compose import Kind, checked_as_cited, compose, question_kind
 from rag.answer.condense import (
@@ -45,6 +45,7 @@ from rag.index.retrieve import Filters, hits_of, search
 from rag.index.spelling import corrected
 from rag.ingest.naming import author_phrase, method_name, speaker
 from rag.ingest.wanted import names_what_it_wants
+from rag.ingest.wanted import question_terms as wanted_terms
 from rag.records import Hit, Paper
 from rag.settings import Settings
 from rag.stance.choose import judge_for
@@ -190,6 +191,14 @@ class _Renderer:
              "attributed": checked.attributed, "reason": reason, "citations": [],
              "shown": False}
         )  # fmt: skip
+
+    def said_of_sources(self) -> dict[int, str]:
+        """What the shown sentences say of each cited source, by source number."""
+        shown = [r for r in self.sentences if r["shown"] and not r.get("note")]
+        return {
+            source: " ".join(r["text"] for r in shown if number in r["citations"])
+            for source, number in self.numbers.items()
+        }
 
     def citations(self) -> tuple[Citation, ...]:
         return tuple(
@@ -492,11 +501,12 @@ def answer_stream(
             skip=frozenset(render.numbers),
             every=named,
             said=said,
+            synthesis=render.said_of_sources(),
         )
         bullets = True
-    for line in composed.lines:
+    for i, line in enumerate(composed.lines):
         # "quoted": the text is the abstract's own sentence (made standalone), not a model's.
-        shown = render.add(replace(line, reason="quoted"), bullets)
+        shown = render.add(replace(line, reason="quoted"), bullets and i not in composed.joined)
         if shown is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield shown
@@ -536,6 +546,7 @@ def _relevance_check(
         sentences,
         threshold=settings.min_question_relevance,
         candidate_vectors=np.vstack(vectors) if vectors else None,
+        rarity=term_rarity(index, wanted_terms(query)),
     )
 
 

@@ -20,7 +20,7 @@ seeds, with the questions split into a fitting half and a held-out half
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -47,6 +47,7 @@ class RelevanceCheck:
         threshold: least `about` score a shown sentence needs.
         margin: how far below the best candidate's score a sentence may be.
         question_vector / candidate_vectors: embeddings already computed, if any.
+        rarity: each term's IDF in the collection, for `rag.answer.compose.tie_sentence`.
     """
 
     def __init__(
@@ -60,9 +61,14 @@ class RelevanceCheck:
         weight: float = TERM_WEIGHT,
         question_vector: np.ndarray | None = None,
         candidate_vectors: np.ndarray | None = None,
+        rarity: Mapping[str, float] | None = None,
     ) -> None:
         self.embedder = embedder
+        self.question = question
         self.terms = question_terms(question)
+        # How rare each term is in the collection (BM25's IDF; None: all alike): "transfer"
+        # says more of what "transfer learning" asks than "learning" does.
+        self.rarity = rarity
         self.threshold = threshold
         self.margin = margin
         self.weight = weight

@@ -206,6 +206,29 @@ def acronym_stems(texts: Sequence[str], stems: Sequence[set[str]]) -> list[set[s
     return out
 
 
+def held_shares(
+    terms: Sequence[str], stems: Sequence[set[str]], weights: Sequence[float] | None = None
+) -> np.ndarray:
+    """Share of `terms` each sentence holds, given each sentence's stems (`acronym_stems`);
+    with `weights` (one per term), the share of their weight."""
+    if not terms:
+        return np.zeros(len(stems))
+    w = np.ones(len(terms)) if weights is None else np.asarray(weights, dtype=float)
+    if w.sum() <= 0:
+        w = np.ones(len(terms))
+    held = np.array([[t in s for t in terms] for s in stems], dtype=float).reshape(-1, len(terms))
+    return held @ w / w.sum()
+
+
+def abstract_term_shares(
+    terms: Sequence[str], texts: Sequence[str], weights: Sequence[float] | None = None
+) -> np.ndarray:
+    """Share of `terms` (of their `weights`) each of an abstract's sentences `texts` holds, an
+    acronym the abstract defines counting as the words it stands for (`acronym_stems`)."""
+    stems = acronym_stems(texts, [set(content_stems(t)) for t in texts])
+    return held_shares(terms, stems, weights)
+
+
 def question_tags(question: str) -> list[str]:
     """Name what a question's form says about the sentence it wants: what it wants (`wanted`),
     its opening word ("q:how", "q:how_much", "q:yes_no"), a bare statement or keyword query
@@ -281,7 +304,7 @@ def choice_features(
     texts = [s for s, _ in pairs]
     terms = question_terms(question)
     stems = acronym_stems(texts, [set(content_stems(t)) for t in texts])
-    shares = np.array([sum(t in s for t in terms) / len(terms) if terms else 0.0 for s in stems])
+    shares = held_shares(terms, stems)
     positions = np.array([relative_position(i, n) for i in range(n)])
     first = first_naming(list(shares))
     base: dict[str, np.ndarray] = {
