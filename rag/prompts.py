@@ -63,6 +63,15 @@ NO_TOPIC = (
     "{collection}. Ask about a topic, a method or a finding, for example: "
     "“Which papers deal with {topic}?”"
 )
+# The same overview for a message that was searched and matched nothing, which the topicless
+# judgement reads as asking about the collection or nothing ("what subjects does the library
+# span?"): it may still name a topic the collection lacks ("is anything here about robotics?"),
+# so it is not told that it names none.
+NO_MATCH_TOPIC = (
+    "No paper is quoted: none matches the words of your message. The collection holds "
+    "{collection}. Ask about a topic, a method or a finding, for example: "
+    "“Which papers deal with {topic}?”"
+)
 NO_TOPIC_EMPTY = (
     "Your message names no topic, so no paper is quoted. The collection holds no paper "
     "yet: add some with `rag ingest FILE_OR_FOLDER`."

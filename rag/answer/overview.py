@@ -17,8 +17,12 @@ from rag.index.paper_index import Index
 AREAS_SHOWN = 3
 
 
-def no_topic(index: Index) -> str:
-    """Return the answer to a question with no topic: the collection in a few words."""
+def no_topic(index: Index, searched: bool = False) -> str:
+    """Return the answer to a question with no topic: the collection in a few words.
+
+    With `searched`, the message had words to search for and no paper matched them: it is
+    not told that it names no topic (`prompts.NO_MATCH_TOPIC`).
+    """
     papers = list(index.papers.values())
     if not papers:
         return prompts.NO_TOPIC_EMPTY
@@ -29,4 +33,5 @@ def no_topic(index: Index) -> str:
         top = ", ".join(f"{area} ({n})" for area, n in areas.most_common(AREAS_SHOWN))
         count += f"; the most common research areas are {top}"
         topic = areas.most_common(1)[0][0].split("·")[-1].strip().lower()
-    return prompts.NO_TOPIC.format(collection=count, topic=topic)
+    template = prompts.NO_MATCH_TOPIC if searched else prompts.NO_TOPIC
+    return template.format(collection=count, topic=topic)

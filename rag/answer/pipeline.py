@@ -389,7 +389,9 @@ def answer_stream(
     ):
         # "which topics does the collection cover?", "cool": no paper is asked about, so "the
         # collection has no paper on this question" would be false.
-        yield from _overview(index, question, name, notice, timings, t0, standalone, language)
+        yield from _overview(
+            index, question, name, notice, timings, t0, standalone, language, searched=True
+        )
         return
     if not evidence:
         said = (
@@ -585,9 +587,11 @@ def _overview(
     t0: float,
     standalone: str | None,
     language: str,
+    searched: bool = False,
 ) -> Iterator[str | Answer]:
-    """Yield the collection overview (rag/answer/overview.py), then its `Answer`."""
-    overview = no_topic(index)
+    """Yield the collection overview (rag/answer/overview.py; `searched`: the message's words
+    matched no paper), then its `Answer`."""
+    overview = no_topic(index, searched)
     yield overview
     timings["total_s"] = time.perf_counter() - t0
     yield Answer(question, overview, (), (), False, (), name, notice, timings, standalone, language)
