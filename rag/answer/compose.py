@@ -152,6 +152,8 @@ _SAID_WORDS = 8
 # Calibrated by bench/answers/side_topics.py (bench/results/side_topics.md).
 TIE_RATIO = 0.0
 TIE_SHARE = 0.2
+# How a tie sentence the role model files as background is marked (`tie_shown`).
+BACKGROUND = "As background: "
 
 
 def _words(text: str) -> str:
@@ -225,7 +227,7 @@ def _ranked(
     return cosines, shared, choice_scores(question, pairs, cosines, shared=shared)
 
 
-def model_tie(relevance: RelevanceCheck, ev: Evidence, shown: str) -> Choice | None:
+def model_tie(relevance: RelevanceCheck, ev: Evidence, shown: str, said: str = "") -> Choice | None:
     """`tie_sentence` for a paper the model's synthesis quoted as `shown`: the paper's
     sentence on the question's words when what the model said of it holds none of them."""
     pairs = paper_sentence_roles(ev.hit.paper)
@@ -233,7 +235,7 @@ def model_tie(relevance: RelevanceCheck, ev: Evidence, shown: str) -> Choice | N
         return None
     _, shared, ranks = _ranked(relevance.question, relevance, ev, pairs)
     name = method_name(ev.hit.paper.abstract)
-    tie = tie_sentence(relevance, pairs, ranks, shown, several(shared), name=name)
+    tie = tie_sentence(relevance, pairs, ranks, shown, several(shared), said, name=name)
     return Choice(ev.n, tie, 0.0, True) if tie is not None else None
 
 
@@ -276,13 +278,13 @@ def tie_sentence(
     own, most = float(shares[-1]), float(shares[:-1].max(initial=0.0))
     if most <= 0 or own > TIE_RATIO * most:
         return None
-    best: tuple[tuple[bool, float], str] | None = None
+    best: tuple[tuple[bool, float, float], str] | None = None
     for (sentence, role), held, rank in zip(pairs, shares[:-1], ranks, strict=True):
         if sentence == shown or held < TIE_SHARE or held <= own or is_fragment(sentence):
             continue
         if said and already_said(sentence, said):
             continue
-        key = (not (among_others and role == "background"), float(rank))
+        key = (not (among_others and role == "background"), round(float(held), 6), float(rank))
         if best is None or key > best[0]:
             best = (key, sentence)
     return best[1] if best else None
@@ -325,16 +327,14 @@ def shown_form(
 
 
 def _one_shown(
-    choice: Choice, ev: Evidence, checker: CitationChecker, labelled: bool = True
+    choice: Choice,
+    ev: Evidence,
+    checker: CitationChecker,
+    labelled: bool = True,
+    pointing: bool = False,
 ) -> CheckedSentence:
-    """`shown_form` of one sentence."""
-    who, plural = speaker(ev.hit.paper)
-    named = standalone(choice.sentence, who, plural)
-    forms = [named.text] if named.named else []
-    bare = standalone(choice.sentence).text
-    if who and labelled:
-        forms.append(f"{who}: {bare}")
-    forms.append(bare)
+    """`shown_form` of one sentence (`pointing`: as written, its referent shown just before)."""
+    forms = [choice.sentence] if pointing else _forms(choice, ev, labelled)
     for text in forms:
         checked = checked_as_cited(text, ev.n, checker)
         if checked is not None:
@@ -342,6 +342,18 @@ def _one_shown(
     return CheckedSentence(
         choice.sentence, (ev.n,), 1.0, True, False, (choice.sentence,), reason="quoted"
     )
+
+
+def _forms(choice: Choice, ev: Evidence, labelled: bool) -> list[str]:
+    """The forms a sentence may be shown in, most changed first (see `shown_form`)."""
+    who, plural = speaker(ev.hit.paper)
+    named = standalone(choice.sentence, who, plural)
+    forms = [named.text] if named.named else []
+    bare = standalone(choice.sentence).text
+    if who and labelled:
+        forms.append(f"{who}: {bare}")
+    forms.append(bare)
+    return forms
 
 
 @dataclass(frozen=True)
@@ -390,12 +402,13 @@ def compose(
     states = kind not in (Kind.DATASET, Kind.NUMBER)
     choices = []
     found = False  # a paper has a sentence about the question
+    ties = []  # lines under the model's synthesis, for papers it said nothing of the words of
     for ev in evidence:
         if ev.n in skip:
             said_of = (synthesis or {}).get(ev.n)
-            tie = model_tie(relevance, ev, said_of) if said_of is not None else None
+            tie = model_tie(relevance, ev, said_of, said) if said_of is not None else None
             if tie is not None:
-                choices.append(tie)
+                ties.append(tie)
             continue
         choice = choose(question, kind, relevance, ev, said)
         found = found or choice is not None
@@ -428,13 +441,31 @@ def compose(
     by_n = {ev.n: ev for ev in evidence}
     lines: list[CheckedSentence] = []
     joined = set()
-    for c in choices:
+    for c in [*choices, *ties]:
         lines.append(shown_form(c, by_n[c.n], checker))
         if c.context is not None:
-            after = shown_form(
-                replace(c, sentence=c.context, context=None), by_n[c.n], checker, labelled=False
-            )
+            after = tie_shown(c, by_n[c.n], checker)
             if not already_said(after.text, lines[-1].text):
                 joined.add(len(lines))
                 lines.append(after)
     return Composed(kind, note, tuple(lines), frozenset(joined))
+
+
+def tie_shown(choice: Choice, ev: Evidence, checker: CitationChecker) -> CheckedSentence:
+    """The shown form of `choice.context`, the sentence that ties its paper to the question,
+    after the line `choice.sentence`: without the paper's label, and marked as the paper's
+    background when the role model files it so ("Most prior methods rely on adversarial
+    learning" is what CELL sets out from, not what it does). A sentence that points back to the
+    line itself ("This ...") follows it as it is, not with the line again."""
+    tie = replace(choice, sentence=choice.context or "", context=None)
+    sentences = paper_sentences(ev.hit.paper)
+    at = sentences.index(tie.sentence) if tie.sentence in sentences else -1
+    if at > 0 and sentences[at - 1] == choice.sentence:
+        shown = _one_shown(tie, ev, checker, labelled=False, pointing=True)
+    else:
+        shown = shown_form(tie, ev, checker, labelled=False)
+    roles = dict(paper_sentence_roles(ev.hit.paper))
+    if roles.get(tie.sentence) != "background" or shown.text.startswith(BACKGROUND):
+        return shown
+    marked = checked_as_cited(f"{BACKGROUND}{shown.text}", ev.n, checker)
+    return marked if marked is not None else shown

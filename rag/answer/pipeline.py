@@ -385,6 +385,7 @@ def answer_stream(
         and not relevant
         and not condensed.papers
         and not any(is_name for _, is_name in terms)  # "KKT", "AIME25": a topic it lacks
+        and not filters  # what matched nothing is the filtered part, not the collection
         and asks_no_paper(index, query)
     ):
         # "which topics does the collection cover?", "cool": no paper is asked about, so "the
@@ -491,7 +492,8 @@ def answer_stream(
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield render.note(composed.note)
-        bullets = bullets or (composed.note is not None and len(composed.lines) > 1)
+        papers = len(composed.lines) - len(composed.joined)  # a tie goes on its paper's line
+        bullets = bullets or (composed.note is not None and papers > 1)
     else:
         # Below the model's synthesis, one line for each paper the answer uses that it did not
         # cite: a "which papers" answer lists them all, whoever wrote the first sentences.
