@@ -181,7 +181,8 @@ def choose(
     # Among the sentences that pass the gate, the fitted choice (rag/ingest/wanted.py) orders
     # them: the role the question wants, its words, where the sentence sits, ...
     cosines, shared, ranks = _ranked(question, relevance, ev, pairs)
-    best: tuple[tuple[bool, bool, bool, float], Choice] | None = None
+    topic = topic_terms(relevance, method)
+    best: tuple[tuple[bool, bool, bool, bool, float], Choice] | None = None
     for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
         passes = relevance.passes(about)
@@ -198,7 +199,10 @@ def choose(
         first = kind in (Kind.DATASET, Kind.NUMBER) and bool(
             states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))
         )
-        key = (first, not (said and already_said(sentence, said)), passes, float(rank))
+        # After a line was said, one on the question's own words may be said again ("what does
+        # the first one say about the KV cache?" when its only KV-cache sentence was shown).
+        on_words = bool(said) and term_share(topic, sentence) > 0
+        key = (first, on_words, not (said and already_said(sentence, said)), passes, float(rank))
         if best is None or key > best[0]:
             best = (key, Choice(ev.n, sentence, about, states))
     if best is None:
@@ -207,6 +211,14 @@ def choose(
         relevance, pairs, ranks, best[1].sentence, several(shared), said, name=method
     )
     return replace(best[1], context=context) if context else best[1]
+
+
+def topic_terms(relevance: RelevanceCheck, name: str | None) -> list[str]:
+    """The question's terms without the paper's own `name` when the question names it ("does
+    TreePO do anything about the KV cache?"): every sentence about the paper holds it."""
+    named = name and re.search(rf"\b{re.escape(name)}\b", relevance.question, re.IGNORECASE)
+    own_name = set(content_stems(name)) if name and named else set()
+    return [t for t in relevance.terms if t not in own_name]
 
 
 def several(shared: np.ndarray | None) -> bool:
@@ -266,9 +278,7 @@ def tie_sentence(
     names it ("does TreePO do anything about the KV cache?"), is in every line about the
     paper, so it ties nothing. None when no sentence qualifies.
     """
-    named = name and re.search(rf"\b{re.escape(name)}\b", relevance.question, re.IGNORECASE)
-    own_name = set(content_stems(name)) if name and named else set()
-    terms = [t for t in relevance.terms if t not in own_name]
+    terms = topic_terms(relevance, name)
     sentences = [s for s, _ in pairs]
     if not terms:
         return None
