@@ -170,9 +170,12 @@ def choose(
     question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence, said: str = ""
 ) -> Choice | None:
     """Return the sentence of `ev`'s paper that answers `question`, of `kind` (None: none is
-    about the question). A sentence already shown in `said` comes after every other one: with
-    `said`, the question only points at the paper ("Tell me more about the first one."), so a
-    sentence not said yet is taken even when it is not about the question's words."""
+    about the question). A sentence already shown in `said` comes after every other one but
+    those holding none of the question's own words: with `said`, the question may only point
+    at the paper ("Tell me more about the first one."), so a sentence not said yet is taken
+    even when it is not about the question's words, unless one is ("what does the first one
+    say about the KV cache?" gets the KV-cache sentence again rather than another).
+    The sentence may carry a `tie_sentence` to follow it."""
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
         return None
@@ -269,9 +272,10 @@ def tie_sentence(
     was left out, so nothing in the answer was about what was asked. When `shown` (what the
     answer says of the paper) holds few of the question's terms against the paper's sentence
     that holds most (`TIE_RATIO`; acronyms the abstract defines count as their words, and
-    each term weighs its rarity in the collection, `relevance.rarity`), the sentence the
-    fitted choice (`ranks`, one per sentence of `pairs`) puts first among those holding more
-    of them, and at least `TIE_SHARE`, follows it. In an answer over several papers
+    each term weighs its rarity in the collection, `relevance.rarity`), the sentence holding
+    the most of them, at least `TIE_SHARE` and more than `shown`, follows it, the fitted choice
+    (`ranks`, one per sentence of `pairs`) breaking ties; one already in `said` is not taken
+    again. In an answer over several papers
     (`among_others`) the field's background ("GNNs have shown remarkable capabilities ...")
     is taken only when no other sentence qualifies, as for the line itself
     (`rag.ingest.wanted.after_rules`). The paper's own `name`, when the question
