@@ -147,13 +147,10 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     if not hits:
         return Signals(0.0, 0.0, 0.0, 0.0, 0.0)
     bm25 = index.bm25()
-    n = max(1, len(bm25))
     best = hits[0]
     row = bm25.position(best.paper.id)
     terms = question_terms(index, question)
-    possible = 0.0
-    for term, _ in terms:
-        possible += idf(n, len(bm25.documents_with(term))) * (BM25_K1 + 1)
+    possible = sum(term_rarity(index, [t for t, _ in terms]).values()) * (BM25_K1 + 1)
     lexical = 0.0
     if possible > 0 and row is not None:
         lexical = float(bm25.scores(question)[row]) / possible
@@ -195,7 +192,8 @@ def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) ->
 def term_rarity(index: Index, terms: Sequence[str]) -> dict[str, float]:
     """Each of `terms` (stems) with its IDF in the collection's lexical index."""
     bm25 = index.bm25()
-    return {t: idf(len(bm25), len(bm25.documents_with(t))) for t in terms}
+    n = max(1, len(bm25))
+    return {t: idf(n, len(bm25.documents_with(t))) for t in terms}
 
 
 def idf(papers: int, holding: int) -> float:

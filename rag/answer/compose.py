@@ -24,7 +24,7 @@ from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
-from rag.ingest.wanted import abstract_term_shares, choice_scores, is_fragment
+from rag.ingest.wanted import abstract_term_shares, choice_scores, has_others, is_fragment
 from rag.text import content_stems
 
 
@@ -211,7 +211,7 @@ def choose(
     if best is None:
         return None
     context = tie_sentence(
-        relevance, pairs, ranks, best[1].sentence, several(shared), said, name=method
+        relevance, pairs, ranks, best[1].sentence, has_others(shared), said, terms=topic
     )
     return replace(best[1], context=context) if context else best[1]
 
@@ -222,11 +222,6 @@ def topic_terms(relevance: RelevanceCheck, name: str | None) -> list[str]:
     named = name and re.search(rf"\b{re.escape(name)}\b", relevance.question, re.IGNORECASE)
     own_name = set(content_stems(name)) if name and named else set()
     return [t for t in relevance.terms if t not in own_name]
-
-
-def several(shared: np.ndarray | None) -> bool:
-    """Whether an answer has other papers, from a paper's likeness to them (`ev.shared`)."""
-    return shared is not None and bool(np.any(np.asarray(shared) != 0))
 
 
 def _ranked(
@@ -249,8 +244,8 @@ def model_tie(relevance: RelevanceCheck, ev: Evidence, shown: str, said: str = "
     if not pairs:
         return None
     _, shared, ranks = _ranked(relevance.question, relevance, ev, pairs)
-    name = method_name(ev.hit.paper.abstract)
-    tie = tie_sentence(relevance, pairs, ranks, shown, several(shared), said, name=name)
+    terms = topic_terms(relevance, method_name(ev.hit.paper.abstract))
+    tie = tie_sentence(relevance, pairs, ranks, shown, has_others(shared), said, terms=terms)
     return Choice(ev.n, tie, 0.0, True) if tie is not None else None
 
 
@@ -262,7 +257,7 @@ def tie_sentence(
     among_others: bool,
     said: str = "",
     *,
-    name: str | None = None,
+    terms: Sequence[str] | None = None,
 ) -> str | None:
     """Return the sentence of a paper that ties it to the question when `shown` does not.
 
@@ -278,11 +273,11 @@ def tie_sentence(
     again. In an answer over several papers
     (`among_others`) the field's background ("GNNs have shown remarkable capabilities ...")
     is taken only when no other sentence qualifies, as for the line itself
-    (`rag.ingest.wanted.after_rules`). The paper's own `name`, when the question
-    names it ("does TreePO do anything about the KV cache?"), is in every line about the
-    paper, so it ties nothing. None when no sentence qualifies.
+    (`rag.ingest.wanted.after_rules`). `terms` are the question's (`relevance.terms`
+    when None), the paper's own name left out by the caller (`topic_terms`). None when no
+    sentence qualifies.
     """
-    terms = topic_terms(relevance, name)
+    terms = relevance.terms if terms is None else terms
     sentences = [s for s, _ in pairs]
     if not terms:
         return None

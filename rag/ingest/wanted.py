@@ -357,6 +357,12 @@ def choice_scores(
     return after_rules(question, pairs, scores, shared)
 
 
+def has_others(shared: np.ndarray | None) -> bool:
+    """Whether an answer has papers besides this one, from this paper's sentences' likeness
+    to theirs (`shared_with_others`: None or zeros when it has none)."""
+    return shared is not None and bool(np.any(np.asarray(shared) != 0))
+
+
 def after_rules(
     question: str,
     pairs: Sequence[tuple[str, str]],
@@ -378,8 +384,7 @@ def after_rules(
     """
     scores = np.asarray(scores, dtype=float)
     spread = float(np.ptp(scores)) if len(scores) else 0.0
-    several = shared is not None and bool(np.any(np.asarray(shared) != 0))
-    if several and _ASKED.search(question) and wanted(question) is not Want.MOTIVATION:
+    if has_others(shared) and _ASKED.search(question) and wanted(question) is not Want.MOTIVATION:
         background = np.array([role == "background" for _, role in pairs])
         if not background.all():
             scores = np.where(background, scores - (spread + 1.0), scores)
