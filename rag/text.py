@@ -266,7 +266,7 @@ def _stemmer():  # type: ignore[no-untyped-def]
 
 def content_stems(text: str) -> list[str]:
     """Return the stems of the content words of `text` (no stop words, 3+ letters)."""
-    words = [w.lower() for w in CONTENT_WORD.findall(text)]
+    words = [w.lower() for w in CONTENT_WORD.findall(singular_acronyms(text))]
     pieces = [p for w in words for p in re.split(r"[-']", w)]
     kept = [p for p in pieces if len(p) > 2 and p not in STOPWORDS and p.isalpha()]
     return list(_stemmer().stemWords(kept)) if kept else []
@@ -285,6 +285,17 @@ _DEFINITION = re.compile(
     r"((?:[A-Za-z][\w'-]*\s+){1,8})\(\s*([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\s*\)"
 )
 _SMALL = frozenset(["of", "for", "and", "the", "a", "an", "in", "on", "to", "with", "via", "by"])
+
+
+# An acronym's plural: two capitals or more, then a lower-case "s" ("LLMs", "GNNs", "GPUs",
+# "iPSCs", "LoRAs"). The English stemmer cannot tell it from a word: it keeps "gnns" and "gpus"
+# apart from "gnn" and "gpu", so a query saying "GNN" found no paper saying "GNNs".
+_ACRONYM_PLURAL = re.compile(r"\b([A-Za-z]*[A-Z][A-Za-z0-9]*[A-Z][0-9]*)s\b")
+
+
+def singular_acronyms(text: str) -> str:
+    """Return `text` with each acronym's plural in the singular ("GNNs" as "GNN")."""
+    return _ACRONYM_PLURAL.sub(r"\1", text)
 
 
 def singular(acronym: str) -> str:

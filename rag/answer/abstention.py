@@ -137,7 +137,7 @@ def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
         low = word.lower()
         if low in stop or low in _ASKING or low.isdigit():
             continue
-        term = bm25.stem(low)
+        term = bm25.stem(word)
         terms[term] = terms.get(term, False) or _is_name(word, i == 0)
     return list(terms.items())
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rag.text import singular_acronyms
+
 if TYPE_CHECKING:
     from rag.records import Paper
 
@@ -25,7 +27,7 @@ log = logging.getLogger(__name__)
 
 # Part of every fingerprint: bump it when the tokenization or the indexed text changes, so that
 # an index saved by an older version is rebuilt instead of being trusted.
-FORMAT = "bm25s-2"  # 2: area and authors indexed too
+FORMAT = "bm25s-3"  # 2: area and authors indexed too; 3: acronym plurals read as singular
 
 
 def paper_text(paper: Paper) -> str:
@@ -87,7 +89,10 @@ class BM25Index:
         if not ids:
             return cls([], None)
         tokens = bm25s.tokenize(
-            list(texts), stopwords="en", stemmer=_stemmer(), show_progress=False
+            [singular_acronyms(t) for t in texts],
+            stopwords="en",
+            stemmer=_stemmer(),
+            show_progress=False,
         )
         model = bm25s.BM25()
         model.index(tokens, show_progress=False)
@@ -115,7 +120,10 @@ class BM25Index:
         except Exception as exc:  # a half-written or foreign folder: rebuild instead
             log.warning("BM25 index at %s is unreadable (%s); it will be rebuilt", folder, exc)
             return None
-        return cls(meta["ids"], model)
+        loaded = cls(meta["ids"], model)
+        # As saved, so that an index of an older FORMAT reads as stale and is rebuilt.
+        loaded.fingerprint = str(meta.get("fingerprint", ""))
+        return loaded
 
     def position(self, paper_id: str) -> int | None:
         """Return the row of `paper_id` in `scores`, or None when it is not indexed."""
@@ -128,7 +136,11 @@ class BM25Index:
         if self._model is None:
             return empty
         q = bm25s.tokenize(
-            [query], stopwords="en", stemmer=self._stem, return_ids=False, show_progress=False
+            [singular_acronyms(query)],
+            stopwords="en",
+            stemmer=self._stem,
+            return_ids=False,
+            show_progress=False,
         )
         vocab = self._model.vocab_dict  # type: ignore[attr-defined]
         terms = [t for t in q[0] if t in vocab]
@@ -157,8 +169,9 @@ class BM25Index:
         return np.asarray(matrix["indices"][start:end])
 
     def stem(self, word: str) -> str:
-        """Return `word` as the index stores it (lower case, stemmed)."""
-        return str(self._stem.stemWord(word.lower()))
+        """Return `word` as the index stores it (lower case, stemmed, an acronym's plural in
+        the singular: pass the word as written, not lower-cased)."""
+        return str(self._stem.stemWord(singular_acronyms(word).lower()))
 
     @staticmethod
     def top(scores: np.ndarray, k: int) -> list[int]:

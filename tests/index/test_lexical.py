@@ -63,3 +63,31 @@ def test_bm25_without_scipy_scores_as_bm25s_with_scipy() -> None:
     for got, want in zip(out["scores"], reference["scores"], strict=True):
         assert np.allclose(got, want, atol=1e-6)
     assert any(max(s) > 0 for s in out["scores"])
+
+
+def test_an_acronym_finds_its_plural_and_the_plural_its_acronym() -> None:
+    from rag.index.lexical import BM25Index
+
+    texts = [
+        "Graph neural networks (GNNs) are brittle under label noise.",
+        "We profile GPU memory when serving LLMs.",
+        "Sensors and networks of sensors.",
+    ]
+    index = BM25Index.build(["gnn", "gpu", "sensor"], texts)
+    assert [pid for pid, _ in index.search("GNN", 3)] == ["gnn"]
+    assert [pid for pid, _ in index.search("which GPUs", 3)] == ["gpu"]
+    assert [pid for pid, _ in index.search("an LLM", 3)] == ["gpu"]
+    assert index.stem("GNNs") == index.stem("GNN") == "gnn"
+    # A word's plural is the stemmer's business, and words with one capital are words.
+    assert index.search("sensor network", 3)[0][0] == "sensor"
+    assert index.stem("Sensors") == index.stem("sensor")
+
+
+def test_an_index_saved_by_an_older_format_reads_as_stale(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from rag.index import lexical
+
+    saved = lexical.BM25Index.build(["a", "b"], ["GNNs on graphs", "text"])
+    saved.save(tmp_path)
+    assert lexical.BM25Index.load(tmp_path).fingerprint == lexical.fingerprint(["a", "b"])  # type: ignore[union-attr]
+    monkeypatch.setattr(lexical, "FORMAT", lexical.FORMAT + "-next")
+    assert lexical.BM25Index.load(tmp_path).fingerprint != lexical.fingerprint(["a", "b"])  # type: ignore[union-attr]
