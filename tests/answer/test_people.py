@@ -81,6 +81,8 @@ def test_decomposed_accents_read_as_composed() -> None:
         ("Which of the papers did Ming Zhang co-author?", {"Wei Ju", "Hourun Li"}),
         ("list everything written by Tao Ren", {"Yuhang Pei", "Yifan Wang"}),
         ("What do Zuo et al. conclude?", {"Ruobing Zuo"}),
+        # before: "argue" read as a topic word, and Matveev's paper was given
+        ("What do Mai and Loubes argue?", {"Xiaoyi MAI"}),
         # a topic among their papers: the one of theirs on it
         ("Zhiping Xiao on fairness", {"Hourun Li"}),
     ],
