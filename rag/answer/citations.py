@@ -88,6 +88,12 @@ def numbers(text: str) -> set[float]:
     return found
 
 
+# The surnames a sentence attributes its claim to: "Zhao et al.", "MAI & Loubes".
+_ATTRIBUTED = re.compile(
+    r"\b[A-Z][\w'-]*(?=\s+et\s+al\b)|\b[A-Z][\w'-]*(?=\s*&\s*[A-Z])|(?<=&\s)[A-Z][\w'-]*"
+)
+
+
 def _is_name(word: str, first: bool) -> bool:
     """True for ICGNN, LoRA, GPT-4, and capitalised words that do not start the sentence."""
     if len(word) < 2:
@@ -132,13 +138,21 @@ class PaperFacts:
         return bare.isupper() and len(bare) >= 2 and bare.lower() in self._firsts
 
     def foreign(self, sentence: str) -> tuple[str, ...]:
-        """Return the numbers and names of `sentence` that this paper never states."""
+        """Return the numbers and names of `sentence` that this paper never states.
+
+        The people a sentence gives its claim to ("Zhao et al. show ...", "MAI & Loubes find")
+        are names wherever they stand, its first word included: a line that quotes one paper
+        under another paper's authors is a wrong citation, however well the paper supports it.
+        """
         odd = [f"{n:g}" for n in sorted(numbers(sentence)) if n not in self.numbers]
         words = CONTENT_WORD.findall(sentence)
+        named = set(_ATTRIBUTED.findall(sentence))
         odd += [
             w
             for i, w in enumerate(words)
-            if w.lower() not in STOPWORDS and _is_name(w, i == 0) and not self.knows_name(w)
+            if w.lower() not in STOPWORDS
+            and (_is_name(w, i == 0) or w in named)
+            and not self.knows_name(w)
         ]
         return tuple(dict.fromkeys(odd))
 

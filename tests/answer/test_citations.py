@@ -67,6 +67,12 @@ def test_numbers_in_digits_and_words() -> None:
         ("ICGNN is built on GraphSAGE and certified in Coq.", ("GraphSAGE", "Coq")),
         ("The GNN detects noisy labels.", ()),  # the abstract spells the acronym out
         ("The LLM detects noisy labels.", ("LLM",)),
+        ("Ju et al. detect noisy labels.", ()),
+        # A claim given to people who did not write the paper, even as the first word.
+        ("Zhao et al. — GNNs learn from graph-structured data.", ("Zhao",)),
+        ("Zhao et al. show that GNNs learn from graph-structured data.", ("Zhao",)),
+        ("MAI & Loubes show that GNNs learn from graph-structured data.", ("MAI", "Loubes")),
+        ("Ju & Zhang detect noisy labels.", ()),
     ],
 )
 def test_foreign_numbers_and_names(sentence: str, foreign: tuple[str, ...]) -> None:
@@ -88,6 +94,19 @@ def test_fabricated_number_is_a_foreign_fact_even_when_it_reads_like_the_abstrac
     )
     assert not result.supported
     assert result.reason == "foreign_fact" and result.foreign == ("35",)
+
+
+def test_a_line_under_another_papers_authors_is_not_supported() -> None:
+    # SmolLM2 wrote ICGNN's sentence under "Zhao et al." and cited ICGNN.
+    result = checker().check(
+        "Zhao et al. — Graph Neural Networks learn from graph-structured data [1]."
+    )
+    assert not result.supported and "Zhao" in result.foreign
+    assert (
+        checker()
+        .check("Ju et al. — Graph Neural Networks learn from graph-structured data [1].")
+        .supported
+    )
 
 
 def test_marker_to_an_unretrieved_paper_does_not_count() -> None:
