@@ -338,14 +338,18 @@ def open_scifact_index(source: Path | None) -> Index | None:
     """Open the cached SciFact index, copied from `source` (a built one) the first time.
 
     SciFact is not ingested here (a 10-minute job on two cores): build it once with
-    `rag --index DIR ingest ../shared/data/scifact/corpus.jsonl` and pass `--scifact-index DIR`.
+    `rag --index DIR ingest ../shared/data/scifact/corpus.jsonl` and pass `--scifact-index DIR`
+    (or pass the folder `rag eval` built, DIR/eval-scifact).
     """
     folder = CACHE / "bench-scifact"
     if source is not None and not folder.exists():
         shutil.copytree(source, folder)
     if not folder.exists():
         return None
-    return Index(Settings(index_dir=folder, backend="extractive"))
+    # `rag ingest` names its collection "papers"; `rag eval` (rag.evaluation) "eval-scifact".
+    named = [p.name[len("catalog-") : -len(".jsonl")] for p in folder.glob("catalog-*.jsonl")]
+    collection = named[0] if len(named) == 1 else "papers"
+    return Index(Settings(index_dir=folder, backend="extractive", collection=collection))
 
 
 def main() -> None:
