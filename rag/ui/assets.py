@@ -109,6 +109,13 @@ CSS = """
   #chat .bot-row {
     max-width: 100% !important; margin-left: 0 !important; margin-right: 0 !important;
   }
+  /* A whole abstract made each card taller than the screen (four cards: 6,000 px), and a tap
+     on [n] landed mid-card: the abstract scrolls inside its card, opened at the quoted
+     sentence by the page script. */
+  .source-card .card-abstract {
+    max-height: 12.5em; overflow-y: auto; overscroll-behavior: contain; position: relative;
+    border-bottom: 1px solid var(--border-color-primary); padding-bottom: 0.3rem;
+  }
 }
 .draft-sentence .contradicts .badge { background: #b42318; color: #fff; border-radius: 4px;
   padding: 0 0.35rem; font-size: 0.8rem; }
@@ -141,6 +148,19 @@ JS = """
       setTimeout(() => watch.disconnect(), 10000);
     }
   }
+  // An abstract that scrolls inside its card (phones) opens at its quoted sentence.
+  const toMark = (box) => {
+    const mark = box.querySelector("mark");
+    if (mark && box.scrollHeight > box.clientHeight) {
+      box.scrollTop = Math.max(0, mark.offsetTop - box.clientHeight / 4);
+    }
+  };
+  new MutationObserver(() => {
+    document.querySelectorAll(".card-abstract:not([data-opened])").forEach((box) => {
+      box.dataset.opened = "1";
+      toMark(box);
+    });
+  }).observe(document.body, { childList: true, subtree: true });
   document.addEventListener("click", (event) => {
     // "Cite it anyway" on a near miss: hand its sentence number to the hidden trigger.
     const accept = event.target.closest ? event.target.closest("button.accept-near") : null;
@@ -171,7 +191,10 @@ JS = """
     if (!card) return;
     event.preventDefault();
     event.stopPropagation();
-    card.scrollIntoView({ behavior: "smooth", block: "center" });
+    // A card taller than the screen shows its head first, not its middle.
+    const tall = card.getBoundingClientRect().height > window.innerHeight;
+    card.scrollIntoView({ behavior: "smooth", block: tall ? "start" : "center" });
+    card.querySelectorAll(".card-abstract").forEach(toMark);
     card.classList.remove("flash");
     void card.offsetWidth;
     card.classList.add("flash");

@@ -318,6 +318,17 @@ def test_phone_sidebar_starts_closed_and_the_question_is_answered(
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(PHONE_SCREENSHOT), full_page=True)
 
+    # A tap on [1] shows its card's head and the quoted sentence on the screen at once (the
+    # card was taller than the screen and the tap landed mid-abstract).
+    card = page.locator("#source-1")
+    assert card.locator("mark").count() == 1, card.inner_html()
+    page.locator("#chat a.cite[href$='#source-1']").first.tap()
+    expect(card.locator(".card-head")).to_be_in_viewport(ratio=1)
+    expect(card.locator("mark")).to_be_in_viewport(ratio=0.5)
+    heights = page.locator(".source-card").evaluate_all("cs => cs.map((c) => c.offsetHeight)")
+    assert max(heights) <= PHONE["height"], heights
+    page.evaluate("window.scrollTo(0, 0)")
+
     # The chat fills the screen below the title, an answer takes its whole width, and an
     # abstention's edge is drawn once (Gradio nests a second ".message" in the bubble).
     chat_box = page.locator("#chat").bounding_box()
