@@ -32,7 +32,13 @@ from rag.answer.condense import (
 from rag.answer.continuation import among, continues
 from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, select_evidence
-from rag.answer.language import can_translate, detect_language, drawn_from_english, translate
+from rag.answer.language import (
+    can_translate,
+    detect_language,
+    drawn_from_english,
+    likely_language,
+    translate,
+)
 from rag.answer.named_papers import asked_of_named
 from rag.answer.overview import no_topic
 from rag.answer.people import asked_of_people, their_papers
@@ -230,6 +236,7 @@ def answer_stream(
     top_k: int | None = None,
     retriever: str | None = None,
     history: Sequence[Any] | None = None,
+    language: str | None = None,
 ) -> Iterator[str | Answer]:
     """Yield the answer's shown text piece by piece, then the final `Answer`.
 
@@ -243,6 +250,7 @@ def answer_stream(
         retriever: hybrid, dense or bm25 (default settings.retriever).
         history: the chat so far: (question, Answer) pairs, `condense.Turn`s or chat
             messages ({"role", "content"}); a follow-up is rewritten before retrieval.
+        language: the question's language when known (detected otherwise).
 
     Raises:
         FilterMatchesNothingError: the filter matches no paper.
@@ -253,18 +261,13 @@ def answer_stream(
     name = backend.name if backend else "extractive"
     notice = None
     query = question
-    language = detect_language(question)
+    language = language or detect_language(question)
     if language != "en":
         translated = translate(backend, question) if backend and can_translate(backend) else None
         timings["translate_s"] = time.perf_counter() - t0
         if translated is None:
             # Searching would find unrelated papers and "no paper" would be false: say why.
-            yield prompts.ENGLISH_ONLY
-            timings["total_s"] = time.perf_counter() - t0
-            yield Answer(
-                question, prompts.ENGLISH_ONLY, (), (), False, (), name, None, timings,
-                language=language,
-            )  # fmt: skip
+            yield from _english_only(question, name, timings, t0, language)
             return
         query, notice = translated, drawn_from_english(language)
     # A misspelled word ("graph nueral netwroks") is searched as the collection's word it was
@@ -394,6 +397,16 @@ def answer_stream(
             index, question, name, notice, timings, t0, standalone, language, searched=True
         )
         return
+    if not evidence and language == "en" and not shown_before and condensed.pick is None:
+        # "Was ist Label-Rauschen?" escapes the function-word rule; before saying the collection
+        # has no paper on it, ask the language model (rag/answer/language.py).
+        other = likely_language(question)
+        if other != "en":
+            yield from answer_stream(
+                index, question, settings=settings, backend=backend, filters=filters,
+                top_k=top_k, retriever=retriever, history=history, language=other,
+            )  # fmt: skip
+            return
     if not evidence:
         said = (
             prompts.NO_OTHER
@@ -578,6 +591,17 @@ def _condensed(
             previous = [] if no_paper else last_answer_papers(history, resolve)
             return asked_of(message, previous) if previous else Condensed(message, message)
     return condense(message, history, backend=backend, resolve=resolve)
+
+
+def _english_only(
+    question: str, name: str, timings: dict[str, float], t0: float, language: str
+) -> Iterator[str | Answer]:
+    """Yield the notice that the bundled models read English only, then its `Answer`."""
+    yield prompts.ENGLISH_ONLY
+    timings["total_s"] = time.perf_counter() - t0
+    yield Answer(
+        question, prompts.ENGLISH_ONLY, (), (), False, (), name, None, timings, language=language
+    )
 
 
 def _overview(

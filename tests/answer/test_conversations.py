@@ -14,7 +14,7 @@ import pytest
 
 from rag import prompts
 from rag.answer.condense import paper_name
-from rag.answer.language import DRAWN_FROM_ENGLISH, detect_language
+from rag.answer.language import DRAWN_FROM_ENGLISH, detect_language, likely_language
 from rag.answer.pipeline import answer
 from rag.index.paper_index import Index
 from tests.answer.chat_turns import chat, first_authors
@@ -131,6 +131,40 @@ def test_a_chinese_question_with_the_bundled_models_says_english_only(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [("Was ist Label-Rauschen?", "de"), ("rilevamento di anomalie nei grafi", "it")],
+)
+def test_a_short_question_in_another_latin_language_is_not_told_no_paper(
+    real_seed_index: Index, question: str, lang: str
+) -> None:
+    # Before: "The collection has no paper on this question." (ICGNN is on label noise.)
+    result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
+    assert detect_language(question) == "en"  # the function-word rule misses it
+    assert result.language == lang and not result.abstained, result.answer
+    assert result.answer == prompts.ENGLISH_ONLY
+
+
+@pytest.mark.slow
+def test_a_short_latin_question_is_translated_for_an_openai_backend(
+    real_seed_index: Index,
+) -> None:
+    translation = "What is label noise on graphs?"
+    with FakeOpenAIServer(reply=translation) as server:
+        settings = real_seed_index.settings.model_copy(
+            update={"openai_base_url": server.base_url, "openai_api_key": "test-key"}
+        )
+        (result,) = chat(
+            real_seed_index,
+            ["Was ist Label-Rauschen?"],
+            settings=settings.model_copy(update={"backend": "openai"}),
+        )
+    assert result.standalone == translation and result.language == "de"
+    assert not result.abstained and "Wei Ju" in first_authors(result), result.answer
+    assert (result.notice or "").startswith(DRAWN_FROM_ENGLISH["de"])
+
+
+@pytest.mark.slow
 def test_a_chinese_question_is_translated_and_answered_by_an_openai_backend(
     real_seed_index: Index,
 ) -> None:
@@ -177,6 +211,23 @@ def test_a_chinese_question_is_translated_and_answered_by_an_openai_backend(
 )
 def test_language_detection(text: str, lang: str) -> None:
     assert detect_language(text) == lang
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("Was ist Label-Rauschen?", "de"),
+        ("¿Cómo se maneja la equidad al adaptar grafos?", "es"),
+        ("哪篇论文研究了大语言模型的低秩压缩？", "zh"),  # the script rule still decides
+        # English that py3langid reads as French or German below the bar
+        ("Sun et al. auction design", "en"),
+        ("350 fahrenheit in celsius?", "en"),
+        ("kv cahce reuse", "en"),
+        ("GRPO", "en"),
+    ],
+)
+def test_likely_language(text: str, lang: str) -> None:
+    assert likely_language(text) == lang
 
 
 @pytest.mark.slow
