@@ -4,7 +4,8 @@ collection", "what can you do?").
 Such a question has no term left once the asking and chat words are set aside
 (`rag.answer.abstention.question_terms`), so there is nothing to search for, and "the collection
 has no paper on this" would be false. The answer says so and describes the collection instead:
-how many papers, the research areas most of them are in, and a question to start from.
+how many papers, how they spread over research areas (the largest top-level areas, the largest
+one's own areas, how many have none), and a question to start from.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from collections import Counter
 from rag import prompts
 from rag.index.paper_index import Index
 
-AREAS_SHOWN = 3
+GROUPS_SHOWN = 6  # top-level areas named ("Deep Learning", "Theory", ...)
+AREAS_SHOWN = 3  # the largest top-level area's own areas named ("Large Language Models", ...)
 
 
 def no_topic(index: Index, searched: bool = False) -> str:
@@ -30,8 +32,37 @@ def no_topic(index: Index, searched: bool = False) -> str:
     count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
     topic = "the method you work on"
     if areas:
-        top = ", ".join(f"{area} ({n})" for area, n in areas.most_common(AREAS_SHOWN))
-        count += f"; the most common research areas are {top}"
+        count += f": {spread(areas, len(papers))}"
         topic = areas.most_common(1)[0][0].split("·")[-1].strip().lower()
     template = prompts.NO_MATCH_TOPIC if searched else prompts.NO_TOPIC
     return template.format(collection=count, topic=topic)
+
+
+def spread(areas: Counter[str], papers: int) -> str:
+    """Return how `papers` spread over their research `areas` ("Deep Learning · Theory"):
+    "Deep Learning 24 (Large Language Models 10, ..., 8 more areas), Theory 2, ...; 2 have no
+    research area"."""
+    groups: dict[str, Counter[str]] = {}
+    for area, n in areas.items():
+        head, _, rest = (part.strip() for part in area.partition("·"))
+        groups.setdefault(head, Counter())[rest] += n
+    ranked = sorted(groups.items(), key=lambda g: (-g[1].total(), g[0]))
+    shown = []
+    for i, (head, within) in enumerate(ranked[:GROUPS_SHOWN]):
+        named = sorted(((a, n) for a, n in within.items() if a), key=lambda a: (-a[1], a[0]))
+        detail = [f"{a} {n}" for a, n in named[:AREAS_SHOWN]]
+        if len(named) > AREAS_SHOWN:
+            detail.append(_more(len(named) - AREAS_SHOWN))
+        inner = f" ({', '.join(detail)})" if i == 0 and len(named) > 1 else ""
+        shown.append(f"{head} {within.total()}{inner}")
+    if len(ranked) > GROUPS_SHOWN:
+        shown.append(_more(len(ranked) - GROUPS_SHOWN))
+    text = ", ".join(shown)
+    none = papers - areas.total()
+    if none:
+        text += f"; {none} {'has' if none == 1 else 'have'} no research area"
+    return text
+
+
+def _more(n: int) -> str:
+    return f"{n} more area{'s' if n != 1 else ''}"

@@ -137,3 +137,24 @@ def test_an_off_topic_message_after_an_answer_still_finds_no_paper(
 ) -> None:
     _, two = chat(real_seed_index, [first, second])
     assert two.abstained, two.answer
+
+
+def test_the_overview_shows_how_the_papers_spread_over_areas() -> None:
+    # Before: only the three largest full areas, "Deep Learning · Large Language Models (10),
+    # ...", which left out most of a collection spread over many small areas.
+    areas = (
+        ["Deep Learning · Large Language Models"] * 4
+        + ["Deep Learning · Graph Neural Networks"] * 2
+        + ["Deep Learning · Theory", "Deep Learning · Robustness", "Deep Learning"]
+        + ["Theory · Game Theory"] * 2
+        + [f"Area{i} · Sub" for i in range(7)]
+        + [None, None]
+    )
+    papers = {str(i): SimpleNamespace(area=a) for i, a in enumerate(areas)}
+    text = no_topic(SimpleNamespace(papers=papers))  # type: ignore[arg-type]
+    assert (
+        "holds 20 papers: Deep Learning 9 (Large Language Models 4, Graph Neural Networks 2, "
+        "Robustness 1, 1 more area), Theory 2, Area0 1, Area1 1, Area2 1, Area3 1, 3 more areas; "
+        "2 have no research area."
+    ) in text, text
+    assert "“Which papers deal with large language models?”" in text
