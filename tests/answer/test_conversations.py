@@ -30,6 +30,9 @@ from tests.openai_server import FakeOpenAIServer
         # No abstract says "security": its area ("Social Aspects · Security") does, and the
         # paper is the second best, which the abstention's term coverage now looks at.
         ("What papers deal with federated learning security?", {"Javad Dogani"}),
+        # "mention" was a topic word no abstract holds: "no paper", though Cao et al. say
+        # "reward hacking" and Deng et al. "training collapse" verbatim.
+        ("which papers mention reward hacking or training collapse?", {"Chuxue Cao"}),
     ],
 )
 @pytest.mark.slow
