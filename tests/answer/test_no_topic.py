@@ -27,7 +27,9 @@ def test_a_question_without_a_topic_describes_the_collection(
     assert answer.citations == ()
     assert "no topic" in answer.answer
     assert "40 papers" in answer.answer
-    assert "Deep Learning · Large Language Models (10)" in answer.answer
+    # How the 40 papers spread: the largest top-level area, with its own largest areas.
+    assert "Deep Learning 23 (Large Language Models 10, " in answer.answer
+    assert "2 have no research area" in answer.answer
 
 
 def test_a_follow_up_without_a_topic_still_reads_the_history(seed_index: Index) -> None:
