@@ -3,6 +3,7 @@
     .venv/bin/python bench/answers/abstention.py                 # features, fit, tables
     .venv/bin/python bench/answers/abstention.py --refit         # refit from the saved features
     .venv/bin/python bench/answers/abstention.py --scifact-index DIR   # an existing SciFact index
+    .venv/bin/python bench/answers/abstention.py --refit --shipped     # judge the shipped model
 
 Labelled questions, each with whether the collection has a paper on it:
 
@@ -352,10 +353,43 @@ def open_scifact_index(source: Path | None) -> Index | None:
     return Index(Settings(index_dir=folder, backend="extractive", collection=collection))
 
 
+def report_shipped(
+    rows: list[dict[str, Any]], train: list[dict[str, Any]], test: list[dict[str, Any]]
+) -> None:
+    """Write the shipped model's figures on the features (nothing is fitted)."""
+
+    def shipped(part: list[dict[str, Any]]) -> np.ndarray:
+        p = np.array(
+            [
+                abstention.probability(
+                    abstention.Signals(*(r[f] for f in abstention.FEATURES[:5]), cosine=r["cosine"])
+                )
+                for r in part
+            ]
+        )
+        return answered(part, p, Settings().min_relevance)
+
+    data = {
+        "command": "python bench/answers/abstention.py " + " ".join(sys.argv[1:]),
+        "min_relevance": Settings().min_relevance,
+        "train": metrics(train, shipped(train)),
+        "held out": metrics(test, shipped(test)),
+        "calibrate_sets": calibrate_figures(rows, shipped(rows)),
+    }
+    (RESULTS / "abstention_shipped.json").write_text(json.dumps(data, indent=1) + "\n")
+    print(json.dumps(data, indent=1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--refit", action="store_true", help="reuse the saved features")
     parser.add_argument("--scifact-index", type=Path, default=None, help="a built SciFact index")
+    parser.add_argument(
+        "--shipped",
+        action="store_true",
+        help="fit nothing: judge the shipped model and min_relevance on the features "
+        "(bench/results/abstention_shipped.json), as a change to the signals moves them",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     data_dir = shared_data()
@@ -380,6 +414,9 @@ def main() -> None:
         )
     train = [r for r in rows if not r["held_out"]]
     test = [r for r in rows if r["held_out"]]
+    if args.shipped:
+        report_shipped(rows, train, test)
+        return
     model = fit(train)
     p_train, p_test = probabilities(train, model), probabilities(test, model)
     chosen = choose_threshold(train, p_train)
