@@ -143,7 +143,7 @@ class BM25Index:
             show_progress=False,
         )
         vocab = self._model.vocab_dict  # type: ignore[attr-defined]
-        terms = [t for t in q[0] if t in vocab]
+        terms = [t for t in map(self._known, q[0]) if t in vocab]
         if not terms:
             return empty
         scores = np.asarray(self._model.get_scores(terms), dtype=np.float32)  # type: ignore[attr-defined]
@@ -171,7 +171,16 @@ class BM25Index:
     def stem(self, word: str) -> str:
         """Return `word` as the index stores it (lower case, stemmed, an acronym's plural in
         the singular: pass the word as written, not lower-cased)."""
-        return str(self._stem.stemWord(singular_acronyms(word).lower()))
+        return self._known(str(self._stem.stemWord(singular_acronyms(word).lower())))
+
+    def _known(self, term: str) -> str:
+        """Return `term`, or its singular when only that is indexed: an acronym's plural typed
+        in lower case ("llms", "gnns") keeps its "s" through the stemmer, while the index
+        holds "LLMs" as "llm"."""
+        vocab = {} if self._model is None else self._model.vocab_dict  # type: ignore[attr-defined]
+        if term in vocab or not term.endswith("s") or term[:-1] not in vocab:
+            return term
+        return term[:-1]
 
     @staticmethod
     def top(scores: np.ndarray, k: int) -> list[int]:

@@ -78,6 +78,10 @@ def test_an_acronym_finds_its_plural_and_the_plural_its_acronym() -> None:
     assert [pid for pid, _ in index.search("which GPUs", 3)] == ["gpu"]
     assert [pid for pid, _ in index.search("an LLM", 3)] == ["gpu"]
     assert index.stem("GNNs") == index.stem("GNN") == "gnn"
+    # Typed in lower case, the plural keeps its "s" through the stemmer: it still finds them.
+    assert [pid for pid, _ in index.search("gnns", 3)] == ["gnn"]
+    assert [pid for pid, _ in index.search("llms on gpus", 3)] == ["gpu"]
+    assert index.stem("llms") == "llm"
     # A word's plural is the stemmer's business, and words with one capital are words.
     assert index.search("sensor network", 3)[0][0] == "sensor"
     assert index.stem("Sensors") == index.stem("sensor")
