@@ -21,6 +21,7 @@ os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 import gradio as gr
 
 from rag import api
+from rag.answer.language import language_probability
 from rag.answer.pipeline import Answer
 from rag.errors import ConfigError
 from rag.settings import Settings, load_settings
@@ -346,6 +347,7 @@ def main(settings: Settings | None = None) -> None:
     options = launch_options(settings)  # fail on bad auth before loading anything
     app = build_app(settings)
     api.open_index(settings).embedder.embed(["warm-up"])  # load the model now, not on a question
+    language_probability("warm-up")  # and the language model an abstaining answer asks
     # quiet: Gradio's banner suggests share=True, which this offline app never uses.
     print(f"Serving the chat on http://{settings.host}:{settings.port} (Ctrl+C to stop)")
     app.launch(quiet=True, **options)
