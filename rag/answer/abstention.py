@@ -70,9 +70,8 @@ _ASKING = frozenset(
     exist exists existing current currently way ways get got idea ideas like trick tricks
     gist overview summary summarize main point insight insights now different another next
     switch switching change subject instead also else wondering curious
-    argue argues argued suggest suggests suggested conclude concludes concluded think thinks
-    believe believes contribute contributes contribution contributions mention mentions
-    mentioned mentioning
+    argue argues argued suggest suggests suggested conclude concludes concluded believe
+    believes mention mentions mentioned mentioning
     best good better top popular favourite favorite recommend recommended interesting
     many
     """.split()  # noqa: SIM905  # a word list reads better as text

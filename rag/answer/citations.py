@@ -88,10 +88,9 @@ def numbers(text: str) -> set[float]:
     return found
 
 
-# The surnames a sentence attributes its claim to: "Zhao et al.", "MAI & Loubes".
-_ATTRIBUTED = re.compile(
-    r"\b[A-Z][\w'-]*(?=\s+et\s+al\b)|\b[A-Z][\w'-]*(?=\s*&\s*[A-Z])|(?<=&\s)[A-Z][\w'-]*"
-)
+# The surnames a sentence attributes its claim to: "Zhao et al.", "MAI & Loubes" (spaced "&":
+# "Q&A" is no pair of names; the second name is a capitalised word inside the sentence anyway).
+_ATTRIBUTED = re.compile(r"\b[A-Z][\w'-]+(?=\s+et\s+al\b)|\b[A-Z][\w'-]+(?=\s+&\s+[A-Z])")
 
 
 def _is_name(word: str, first: bool) -> bool:

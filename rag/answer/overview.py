@@ -40,12 +40,14 @@ def no_topic(index: Index, searched: bool = False) -> str:
 
 def spread(areas: Counter[str], papers: int) -> str:
     """Return how `papers` spread over their research `areas` ("Deep Learning · Theory"):
-    "Deep Learning 24 (Large Language Models 10, ..., 8 more areas), Theory 2, ...; 2 have no
+    "Deep Learning 23 (Large Language Models 10, ..., 7 more areas), Theory 2, ...; 2 have no
     research area"."""
     groups: dict[str, Counter[str]] = {}
     for area, n in areas.items():
         head, _, rest = (part.strip() for part in area.partition("·"))
-        groups.setdefault(head, Counter())[rest] += n
+        if not head:  # " · Theory": the area is what follows
+            head, rest = rest, ""
+        groups.setdefault(head or "Other", Counter())[rest] += n
     ranked = sorted(groups.items(), key=lambda g: (-g[1].total(), g[0]))
     shown = []
     for i, (head, within) in enumerate(ranked[:GROUPS_SHOWN]):

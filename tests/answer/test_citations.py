@@ -73,6 +73,7 @@ def test_numbers_in_digits_and_words() -> None:
         ("Zhao et al. show that GNNs learn from graph-structured data.", ("Zhao",)),
         ("MAI & Loubes show that GNNs learn from graph-structured data.", ("MAI", "Loubes")),
         ("Ju & Zhang detect noisy labels.", ()),
+        ("Q&A on graphs detects noisy labels.", ()),  # "Q&A" names nobody
     ],
 )
 def test_foreign_numbers_and_names(sentence: str, foreign: tuple[str, ...]) -> None:
