@@ -402,10 +402,15 @@ def answer_stream(
         # has no paper on it, ask the language model (rag/answer/language.py).
         other = likely_language(question)
         if other != "en":
-            yield from answer_stream(
+            searched_s = time.perf_counter() - t0  # the English search, counted in the total
+            for piece in answer_stream(
                 index, question, settings=settings, backend=backend, filters=filters,
                 top_k=top_k, retriever=retriever, history=history, language=other,
-            )  # fmt: skip
+            ):  # fmt: skip
+                if isinstance(piece, Answer):
+                    piece.timings["searched_as_english_s"] = searched_s
+                    piece.timings["total_s"] = piece.timings.get("total_s", 0.0) + searched_s
+                yield piece
             return
     if not evidence:
         said = (

@@ -146,6 +146,8 @@ def test_a_short_question_in_another_latin_language_is_not_told_no_paper(
     assert detect_language(question) == "en"  # the function-word rule misses it
     assert result.language == lang and not result.abstained, result.answer
     assert result.answer == prompts.ENGLISH_ONLY
+    # The first pass, searched as English, counts in the answer's time.
+    assert result.timings["total_s"] >= result.timings["searched_as_english_s"] > 0
 
 
 @pytest.mark.slow
