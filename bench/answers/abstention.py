@@ -194,17 +194,15 @@ def probabilities(rows: list[dict[str, Any]], model: dict[str, Any]) -> np.ndarr
     return 1 / (1 + np.exp(-(z @ np.array(model["coef"]) + model["intercept"])))
 
 
+def signals_of(row: dict[str, Any]) -> abstention.Signals:
+    """The signals a saved feature row holds."""
+    return abstention.Signals(*(row[f] for f in abstention.FEATURES[:5]), cosine=row["cosine"])
+
+
 def answered(rows: list[dict[str, Any]], p: np.ndarray, t: float) -> np.ndarray:
     """The decision `rag.answer.abstention.decide` makes: p >= t, or a long question past the
     gate."""
-    long = np.array(
-        [
-            abstention.long_and_close(
-                abstention.Signals(*(r[f] for f in abstention.FEATURES[:5]), cosine=r["cosine"])
-            )
-            for r in rows
-        ]
-    )
+    long = np.array([abstention.long_and_close(signals_of(r)) for r in rows])
     return (p >= t) | long
 
 
@@ -359,14 +357,7 @@ def report_shipped(
     """Write the shipped model's figures on the features (nothing is fitted)."""
 
     def shipped(part: list[dict[str, Any]]) -> np.ndarray:
-        p = np.array(
-            [
-                abstention.probability(
-                    abstention.Signals(*(r[f] for f in abstention.FEATURES[:5]), cosine=r["cosine"])
-                )
-                for r in part
-            ]
-        )
+        p = np.array([abstention.probability(signals_of(r)) for r in part])
         return answered(part, p, Settings().min_relevance)
 
     data = {

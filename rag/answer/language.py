@@ -26,6 +26,7 @@ from typing import Any
 from rag import prompts
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
+from rag.index.spelling import english_word
 
 # Script (the first word of the character's Unicode name) -> language code.
 _SCRIPTS = {
@@ -130,8 +131,6 @@ def language_probability(text: str) -> tuple[str, float]:
 def unknown_share(text: str) -> tuple[float, int]:
     """Return the share of `text`'s words (two letters or more, acronyms aside) that the
     English word list lacks, and how many words it has."""
-    from rag.index.spelling import english_word
-
     words = [w for w in _LATIN_WORD.findall(text) if len(w) > 1 and not w.isupper()]
     unknown = sum(not english_word(w.lower()) for w in words)
     return (unknown / len(words) if words else 0.0), len(words)
