@@ -47,6 +47,9 @@ ABSTAIN = (
     "The collection has no paper on this question. "
     "The nearest papers, none of them close enough to answer it, are listed below."
 )
+# Said after ABSTAIN's first sentence when some of the question's words are in no paper at all
+# ("DPO vs PPO?": "PPO"), which tells a reader whether to rephrase or fix a typo.
+NO_PAPER_USES = "No paper's title or abstract uses {words}."
 
 # "What about the others?" after an answer that showed every paper on its topic: no other one
 # qualifies. Not "no paper on this", which the previous answer shows to be false.

@@ -144,6 +144,20 @@ def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
     return list(terms.items())
 
 
+def words_no_paper_holds(index: Index, question: str) -> list[str]:
+    """Return the question's topic words (as typed, in order) that no indexed paper's text
+    holds in any form `term_coverage` counts ("PPO" in "DPO vs PPO?"), for saying so."""
+    held = dict(question_terms(index, question))
+    missing: list[str] = []
+    for i, match in enumerate(_WORD.finditer(question)):
+        word = match.group()
+        term = index.bm25().stem(word) if word.lower() not in _ASKING else ""
+        name = _is_name(word, i == 0)
+        if term in held and word not in missing and not len(documents_holding(index, term, name)):
+            missing.append(word)
+    return missing
+
+
 def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     """Return the signals of `question` over its retrieved `hits` (best first)."""
     if not hits:

@@ -16,7 +16,13 @@ import numpy as np
 
 from rag import prompts
 from rag.answer import paper_choice
-from rag.answer.abstention import Decision, decide, question_terms, term_rarity
+from rag.answer.abstention import (
+    Decision,
+    decide,
+    question_terms,
+    term_rarity,
+    words_no_paper_holds,
+)
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.answer.compose import Kind, checked_as_cited, compose, question_kind
 from rag.answer.condense import (
@@ -420,9 +426,21 @@ def answer_stream(
             if condensed.pick is not None and condensed.papers
             else prompts.ABSTAIN
         )
+        unused = words_no_paper_holds(index, query) if said is prompts.ABSTAIN else []
+        if unused:
+            first, rest = said.split(". ", 1)
+            said = f"{first}. {prompts.NO_PAPER_USES.format(words=_quoted(unused))} {rest}"
         yield said
         timings["total_s"] = time.perf_counter() - t0
-        ordered = sorted(hits, key=lambda h: -h.relevance)  # most relevant first
+        # Most probable first by the per-paper judgement where it was made ("DPO vs PPO?": the
+        # paper on DPO, which BM25 finds and the sentence vectors do not), else most relevant.
+        chance = (
+            {j.hit.paper.id: j.probability
+             for j in paper_choice.judge(index, query, hits, terms, decision)}
+            if decision is not None and hits
+            else {}
+        )  # fmt: skip
+        ordered = sorted(hits, key=lambda h: (-chance.get(h.paper.id, 0.0), -h.relevance))
         nearest = tuple(
             Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ordered, 1)
         )
@@ -759,6 +777,12 @@ def _closing_quote_kept_if_opened(text: str) -> str:
     if len(text) > 1 and text[-2] in ".!?":
         return text[:-2] + quote + text[-2]
     return text
+
+
+def _quoted(words: Sequence[str]) -> str:
+    """“PPO”; “protein” or “folding”; “a”, “b” or “c”."""
+    marked = [f"“{w}”" for w in words]
+    return marked[0] if len(marked) == 1 else f"{', '.join(marked[:-1])} or {marked[-1]}"
 
 
 def _join(first: str | None, second: str) -> str:

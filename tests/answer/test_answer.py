@@ -169,7 +169,10 @@ def test_backend_error_gives_notice_and_extractive_answer(
 def test_off_topic_question_abstains(seeded: Index, fake_settings: Settings) -> None:
     llm = FakeLLM()  # nothing enqueued: the model must not even be called
     result = run(seeded, fake_settings, llm, "sourdough bread recipe with rye flour")
-    assert result.abstained and result.answer == prompts.ABSTAIN
+    assert result.abstained
+    first, rest = prompts.ABSTAIN.split(". ", 1)  # and the words no paper uses, between
+    unused = "“sourdough”, “bread”, “recipe”, “rye” or “flour”"
+    assert result.answer == f"{first}. {prompts.NO_PAPER_USES.format(words=unused)} {rest}"
     assert result.citations == () and len(result.nearest) > 0
     assert llm.history == []
 

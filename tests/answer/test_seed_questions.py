@@ -65,3 +65,39 @@ def test_off_topic_question_abstains(real_seed_index: Index, question: str) -> N
     result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
     assert result.abstained and result.citations == ()
     assert result.nearest
+
+
+@pytest.mark.slow
+def test_abstention_lists_first_the_paper_the_question_names_a_method_of(
+    real_seed_index: Index,
+) -> None:
+    # No paper compares DPO with PPO, but CPO's is the one on DPO: the sentence vectors rank it
+    # fifth (MiniLM knows no "DPO"), the per-paper judgement (BM25, term coverage) first.
+    question = "how well does the DPO method work compared to PPO?"
+    result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
+    assert result.abstained
+    assert result.nearest[0].paper.authors[0] == "Yonggang Zhang", result.nearest[0].paper
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("protein folding with diffusion", "uses “protein” or “folding”."),
+        ("sourdough bread recipe", "uses “sourdough”, “bread” or “recipe”."),
+    ],
+)
+def test_abstention_names_the_words_no_paper_uses(
+    real_seed_index: Index, question: str, said: str
+) -> None:
+    result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
+    assert result.abstained and said in result.answer
+    assert result.answer.startswith("The collection has no paper on this question.")
+
+
+@pytest.mark.slow
+def test_abstention_names_no_word_that_a_paper_uses(real_seed_index: Index) -> None:
+    # "PPO" is in TRM's abstract (and "DPO" in CPO's): no sentence about missing words.
+    question = "how well does the DPO method work compared to PPO?"
+    result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
+    assert result.abstained and "uses “" not in result.answer
