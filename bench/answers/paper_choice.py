@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/answers/paper_choice.py fit          # fit on the fitting part
     .venv/bin/python bench/answers/paper_choice.py answers TAG  # run `rag.ask`, score cited papers
+    .venv/bin/python bench/answers/paper_choice.py gate         # choose LEAST_FOR_ALTERNATIVE
 
 Questions: bench/data/paper_questions.jsonl (253, each judged against all 40 seed abstracts) and
 the five phrasings of each need in bench/data/phrasing_needs.jsonl; ids divisible by 3 are the
@@ -223,6 +224,64 @@ def answers(args: argparse.Namespace) -> None:
         f.write("\n" + text)
 
 
+def gate(args: argparse.Namespace) -> None:
+    """Choose `paper_choice.LEAST_FOR_ALTERNATIVE` on the fitting part: each retrieved paper's
+    probability on the whole question and its best on one alternative, replayed as `rag ask`
+    chooses (an answerable question keeps its best paper when none passes)."""
+    index = open_index(args.index)
+    settings = index.settings
+    rows = questions()
+    judged = []
+    for r in rows:
+        q = corrected(index, r["q"])
+        hits = search(index, q, k=settings.top_k, retriever="hybrid", rescore=True)
+        terms = question_terms(index, q)
+        decision = decide(index, q, hits, settings.min_relevance)
+        whole = paper_choice.probabilities(paper_choice.features(index, q, hits, terms, decision))
+        side = np.zeros_like(whole)
+        for words in paper_choice.alternatives(q):
+            own = question_terms(index, words)
+            if own and len(own) < len(terms):
+                x = paper_choice.features(index, words, hits, own, decision)
+                side = np.maximum(side, paper_choice.probabilities(x))
+        alone = bool(len(whole)) and float(whole.max()) >= settings.answer_probability
+        answers = decision.answerable or (
+            alone and decision.probability >= paper_choice.LEAST_ANSWERABILITY_ALONE
+        )
+        judged.append(([h.paper.authors[0] for h in hits], whole, side, answers))
+
+    def chosen(least: float, idx: list[int]) -> list[set[str]]:
+        out = []
+        for i in idx:
+            authors, whole, side, answers = judged[i]
+            p = np.where(whole >= least, np.maximum(whole, side), whole)
+            kept = {a for a, q in zip(authors, p, strict=True) if q >= settings.paper_probability}
+            if answers and not kept and authors:
+                kept = {authors[int(np.argmax(p))]}
+            out.append(kept if answers else set())
+        return out
+
+    by_part = parts(rows)
+    lines = [
+        "| least on the whole question | part | recall | precision | F1 |",
+        "|---|---|---|---|---|",
+    ]
+    for least in [*np.arange(0.0, 0.45, 0.05), 1.0]:
+        for part in ("fit: all questions", "heldout: all questions", "heldout: list-type"):
+            idx = by_part[part]
+            s = scores(chosen(float(least), idx), [rows[i] for i in idx])
+            f1 = 2 * s["recall"] * s["precision"] / max(1e-9, s["recall"] + s["precision"])
+            lines.append(f"| {least:.2f} | {part} | {s['recall']} | {s['precision']} | {f1:.3f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (RESULTS / "paper_choice_alternatives_gate.md").write_text(
+        "# The least probability on the whole question for an alternative's paper\n\n"
+        "Command: `.venv/bin/python bench/answers/paper_choice.py --index DIR gate` (1.00: no "
+        "alternative judged; the choice is the best F1 of the fitting part)\n\n" + text,
+        encoding="utf-8",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, default=ROOT / "bench" / "work" / "seeds-index")
@@ -231,8 +290,9 @@ def main() -> None:
     f.add_argument("--l2", type=float, default=1.0)
     a = sub.add_parser("answers")
     a.add_argument("tag")
+    sub.add_parser("gate")
     args = parser.parse_args()
-    {"fit": fit, "answers": answers}[args.command](args)
+    {"fit": fit, "answers": answers, "gate": gate}[args.command](args)
 
 
 if __name__ == "__main__":

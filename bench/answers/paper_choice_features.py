@@ -16,6 +16,9 @@ reads them). Beside the shipped ten features, per question and retrieved paper:
 - `words`: coverage of the question's words by meaning, not spelling: each topic word's best
   cosine to one of the paper's sentences, averaged with the words' IDF weights, and its gap
   below the best paper's ("interpretability" met by "mechanistic explanations");
+- `lead`: the IDF-weighted share of the question's terms its title and first sentence hold
+  (what a paper is about is said first: IndexGuard opens on "Federated ..."), and its gap;
+- `spread`: the IDF-weighted mean share of its sentences holding each term, and its gap;
 - `stance` (with --stance): 1 - P(neither) of the shipped stance cross-encoder
   (`rag/stance/model`), the most over the abstract's sentences.
 
@@ -67,6 +70,9 @@ SETS = {
     "+ sentence": ["sent_q", "sent_topic"],
     "+ cluster": ["sim_best", "sim_first3"],
     "+ words": ["words", "words_gap"],
+    "+ lead": ["lead", "lead_gap"],
+    "+ spread": ["spread", "spread_gap"],
+    "+ lead, spread": ["lead", "lead_gap", "spread", "spread_gap"],
     "+ all of the above": [
         "topic_cos", "topic_gap", "z", "z_gap", "sent_q", "sent_topic", "sim_best", "sim_first3",
     ],
@@ -89,6 +95,28 @@ def word_weights(index: Index, question: str) -> tuple[list[str], np.ndarray]:
     words = list(dict.fromkeys(topic(question).split()))
     held = [len(documents_holding(index, bm25.stem(w.lower()), False)) for w in words]
     return words, np.array([max(0.1, idf(n, k)) for k in held])
+
+
+def lead_and_spread(
+    index: Index, terms: list[tuple[str, bool]], hits: list
+) -> tuple[list[float], list[float]]:
+    """Per hit: the IDF-weighted share of the question's terms its title and first sentence
+    hold (what a paper is about is said first), and the IDF-weighted mean share of its
+    sentences that hold each term (a topic runs through the abstract, a mention does not)."""
+    bm25 = index.bm25()
+    n = max(1, len(bm25))
+    weights = {t: idf(n, len(documents_holding(index, t, name))) for t, name in terms}
+    total = sum(weights.values()) or 1.0
+    lead, spread = [], []
+    for h in hits:
+        sentences = paper_sentences(h.paper)
+        stems = [{bm25.stem(w) for w in _WORD.findall(x)} for x in sentences]
+        head = {bm25.stem(w) for w in _WORD.findall(h.paper.title or "")}
+        head |= stems[0] if stems else set()
+        lead.append(sum(w for t, w in weights.items() if t in head) / total)
+        share = {t: sum(t in st for st in stems) / max(1, len(stems)) for t in weights}
+        spread.append(sum(weights[t] * share[t] for t in weights) / total)
+    return lead, spread
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -137,6 +165,10 @@ def rows_of(index: Index, with_stance: bool) -> list[dict[str, Any]]:
             if stance is not None:
                 p = stance.probabilities([(q, s) for s in paper_sentences(h.paper)])
                 extra["stance"].append(float((1 - p[:, 2]).max()))
+        lead, spread = lead_and_spread(index, terms, hits)
+        extra["lead"], extra["spread"] = lead, spread
+        extra["lead_gap"] = list(max(lead, default=0.0) - np.array(lead))
+        extra["spread_gap"] = list(max(spread, default=0.0) - np.array(spread))
         extra["words_gap"] = list(max(extra["words"], default=0.0) - np.array(extra["words"]))
         out.append(
             {

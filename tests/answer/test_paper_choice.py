@@ -52,3 +52,39 @@ def test_the_papers_after_another_topic_means_the_collection(real_seed_index: In
     previous = {c.hit.paper.id for c in first.citations}
     now = {c.hit.paper.id for c in answer.citations}
     assert now and not now & previous
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    [
+        "reward hacking vs training collapse",
+        "reward hacking or training collapse",
+        pytest.param(
+            "Which papers deal with reward hacking or training collapse?",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="'which papers deal with' lowers Deng et al.'s probability on the whole "
+                "question (0.18) below LEAST_FOR_ALTERNATIVE (0.2)",
+            ),
+        ),
+    ],
+)
+def test_each_alternative_of_a_question_brings_its_paper(
+    real_seed_index: Index, question: str
+) -> None:
+    # Cao et al. are on reward hacking, Deng et al. on training collapse; judged on the whole
+    # question, training collapse's paper fell below the bar.
+    assert {"Chuxue Cao", "wenlong deng"} <= cited(real_seed_index, question)
+
+
+@pytest.mark.slow
+def test_an_alternative_alone_does_not_bring_a_paper_off_the_question(
+    real_seed_index: Index,
+) -> None:
+    # "graphs" alone is CLINIC's and the graph prompting paper's, but neither uses pseudo-labels:
+    # the whole question gives them almost nothing, so the alternative does not bring them in
+    # (with LEAST_FOR_ALTERNATIVE at 0 both are cited).
+    found = cited(real_seed_index, "How do pseudo-labels help with unlabeled nodes or graphs?")
+    assert "Wei Ju" in found
+    assert not {"Yifan Wang", "Yumeng Zhao"} & found
