@@ -432,15 +432,20 @@ def answer_stream(
             said = f"{first}. {prompts.NO_PAPER_USES.format(words=_quoted(unused))} {rest}"
         yield said
         timings["total_s"] = time.perf_counter() - t0
-        # Most probable first by the per-paper judgement where it was made ("DPO vs PPO?": the
-        # paper on DPO, which BM25 finds and the sentence vectors do not), else most relevant.
+        # First the papers the per-paper judgement would have chosen, most probable first ("DPO
+        # vs PPO?": the paper on DPO, which BM25 finds and the sentence vectors do not), then
+        # the rest, most relevant first (below the bar, an off-topic question's probabilities
+        # follow the fused rank more than the words).
         chance = (
             {j.hit.paper.id: j.probability
              for j in paper_choice.judge(index, query, hits, terms, decision)}
             if decision is not None and hits
             else {}
         )  # fmt: skip
-        ordered = sorted(hits, key=lambda h: (-chance.get(h.paper.id, 0.0), -h.relevance))
+        bar = settings.paper_probability
+        ordered = sorted(
+            hits, key=lambda h: (-max(chance.get(h.paper.id, 0.0), bar), -h.relevance)
+        )
         nearest = tuple(
             Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ordered, 1)
         )
