@@ -443,9 +443,7 @@ def answer_stream(
             else {}
         )  # fmt: skip
         bar = settings.paper_probability
-        ordered = sorted(
-            hits, key=lambda h: (-max(chance.get(h.paper.id, 0.0), bar), -h.relevance)
-        )
+        ordered = sorted(hits, key=lambda h: (-max(chance.get(h.paper.id, 0.0), bar), -h.relevance))
         nearest = tuple(
             Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ordered, 1)
         )
