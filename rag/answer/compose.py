@@ -345,12 +345,23 @@ def _one_shown(
     """`shown_form` of one sentence (`pointing`: as written, its referent shown just before)."""
     forms = [choice.sentence] if pointing else _forms(choice, ev, labelled)
     for text in forms:
-        checked = checked_as_cited(text, ev.n, checker)
+        # The paper's label ("Zhao et al. (Discrete Prompting for Graphs): ...") names whose
+        # sentence it is, and claims nothing: the check is of what follows it. Checked whole,
+        # a long label pulls a short sentence's vector off its source (support 0.61 for
+        # "Extensive experiments ... validated our method"), and the line lost its label.
+        label = _label_of(text, ev)
+        checked = checked_as_cited(text[len(label) :], ev.n, checker)
         if checked is not None:
-            return checked
+            return replace(checked, text=text) if label else checked
     return CheckedSentence(
         choice.sentence, (ev.n,), 1.0, True, False, (choice.sentence,), reason="quoted"
     )
+
+
+def _label_of(text: str, ev: Evidence) -> str:
+    """The paper's label that opens `text` ("Li et al. (TRM): "), or ""."""
+    who, _ = speaker(ev.hit.paper)
+    return f"{who}: " if who and text.startswith(f"{who}: ") else ""
 
 
 def _forms(choice: Choice, ev: Evidence, labelled: bool) -> list[str]:

@@ -66,6 +66,10 @@ _ASKED = re.compile(
     r"describe|summari[sz]e|list)\b",
     re.IGNORECASE,
 )
+# A few words typed without a sentence's end ("graph neural networks", at most `SHORT_WORDS`): a
+# topic, not a claim to cite (no SciFact training claim is one).
+_KEYWORDS = re.compile(r"^[^.!?]*[^\s.!?]\s*$")
+SHORT_WORDS = 5
 # A finding asked about a method ("How does X perform?", "What is the effect of ...") stays a
 # finding question.
 _ASKS_FINDING = re.compile(
@@ -243,7 +247,7 @@ def question_tags(question: str) -> list[str]:
             tags.append(f"q:{words[0]}_{words[1]}")  # "what is", "how much"
     elif not question.strip().endswith("?"):
         tags.append("q:statement")
-    if len(words) <= 5:
+    if len(words) <= SHORT_WORDS:
         tags.append("q:short")
     return tags
 
@@ -381,16 +385,23 @@ def after_rules(
       (bench/answers/sentence_choice.py, `bench/results/sentence_choice_rules.md`) it takes the list
       lines from 0.717 to 0.756 and leaves the seed role questions, the SciFact claims (bare
       statements, which keep their background rationales) and the aim questions as they were.
+      A keyword query of a few words ("graph neural networks") is asked about several papers
+      too; SciFact's claims are sentences, and none is that short.
     """
     scores = np.asarray(scores, dtype=float)
     spread = float(np.ptp(scores)) if len(scores) else 0.0
-    if has_others(shared) and _ASKED.search(question) and wanted(question) is not Want.MOTIVATION:
+    asks = _ASKED.search(question) or (_KEYWORDS.match(question) and _few_words(question))
+    if has_others(shared) and asks and wanted(question) is not Want.MOTIVATION:
         background = np.array([role == "background" for _, role in pairs])
         if not background.all():
             scores = np.where(background, scores - (spread + 1.0), scores)
             spread = float(np.ptp(scores))
     fragments = np.array([is_fragment(s) for s, _ in pairs])
     return np.where(fragments, scores - (spread + FRAGMENT_MALUS), scores)
+
+
+def _few_words(question: str) -> bool:
+    return len(re.findall(r"[a-z]+", question.lower())) <= SHORT_WORDS
 
 
 def wanted(question: str) -> Want:
