@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,9 +14,21 @@ from rag.index.paper_index import Index
 from rag.settings import Settings
 from tests.fake_embedding import FakeEmbedding
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+    from tests.ui_server import Served
+
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
 SCIFACT = ROOT.parent / "shared" / "data" / "scifact"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
@@ -75,3 +89,27 @@ def real_seed_index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     index = Index(Settings(index_dir=folder, backend="extractive"), create=True)
     ingest([SEEDS], index)
     return index
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """The chat UI over the seeds (fake embedding) on a free loopback port (browser tests)."""
+    from tests.ui_server import serve_seeds  # imports Gradio: only for the tests that use it
+
+    with serve_seeds(tmp_path_factory.mktemp("ui")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium driven by Playwright (browser tests); skipped when it is missing."""
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"{CHROMIUM} is missing: install it with `apt-get install -y chromium chromium-driver`"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
@@ -13,21 +12,16 @@ from urllib.parse import urlparse
 import pytest
 
 from rag.ui.layout import QUESTION_PLACEHOLDER
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 - bench/startup imports them here
 from tests.faces.test_ui import near_miss_draft
-from tests.ui_server import Served, serve_seeds
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Request
 
+    from tests.ui_server import Served
+
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
 GOOD_RECORD = {
     "authors": ["Zoe Quillfeather"],
     "area": "Ornithology",
@@ -53,26 +47,6 @@ FIRST_TEXT_JS = """() => [
 # True once the page shows that an answer is being made (the progress line or a locked box).
 PROGRESS_JS = """() => !!document.querySelector("#chat .turn-pending")
   || !!document.querySelector("#question textarea:disabled")"""
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    with serve_seeds(tmp_path_factory.mktemp("ui")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip(
-            f"{CHROMIUM} is missing: install it with `apt-get install -y chromium chromium-driver`"
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def open_page(browser: Browser, served: Served, outside: list[str]) -> tuple[Page, float]:
