@@ -131,23 +131,40 @@ CSS = """
 PHONE_MAX_PX = 768  # Gradio's own breakpoint for the sidebar (it turns full-width below it)
 JS = """
 () => {
-  // Under the phone breakpoint the sidebar would cover the page: close it once it is drawn.
-  if (window.matchMedia(`(max-width: ${PHONE_MAX_PX}px)`).matches) {
-    const close = () => {
-      const toggle = document.querySelector(".sidebar.open .toggle-button");
-      if (!toggle) return false;
-      toggle.click();
-      // Slide again from the next taps on, once the closed position is drawn.
-      requestAnimationFrame(() => requestAnimationFrame(
-        () => { document.querySelector("#settings").dataset.settled = "1"; }));
-      return true;
-    };
-    if (!close()) {
-      const watch = new MutationObserver(() => { if (close()) watch.disconnect(); });
-      watch.observe(document.body, { childList: true, subtree: true });
-      setTimeout(() => watch.disconnect(), 10000);
-    }
+  // Under the phone breakpoint the sidebar would cover the page: closed once it is drawn, and
+  // again whenever the window narrows past the breakpoint (it stayed open over the chat).
+  // Widened again, it reopens as a desktop page starts, unless the reader toggled it since.
+  const narrow = window.matchMedia(`(max-width: ${PHONE_MAX_PX}px)`);
+  let closedByUs = false;
+  const close = () => {
+    const toggle = document.querySelector("#settings.open .toggle-button");
+    if (!toggle) return false;
+    toggle.click();
+    closedByUs = true;
+    // Slide again from the next taps on, once the closed position is drawn.
+    requestAnimationFrame(() => requestAnimationFrame(
+      () => { document.querySelector("#settings").dataset.settled = "1"; }));
+    return true;
+  };
+  if (narrow.matches && !close()) {
+    const watch = new MutationObserver(() => { if (close()) watch.disconnect(); });
+    watch.observe(document.body, { childList: true, subtree: true });
+    setTimeout(() => watch.disconnect(), 10000);
   }
+  narrow.addEventListener("change", (event) => {
+    if (event.matches) {
+      close();
+    } else if (closedByUs) {
+      closedByUs = false;
+      const toggle = document.querySelector("#settings:not(.open) .toggle-button");
+      if (toggle) toggle.click();
+    }
+  });
+  document.addEventListener("click", (event) => {
+    // The reader's own tap (ours are untrusted clicks) decides from then on.
+    const tapped = event.target.closest ? event.target.closest("#settings .toggle-button") : null;
+    if (tapped && event.isTrusted) closedByUs = false;
+  }, true);
   // An abstract that scrolls inside its card (phones) opens at its quoted sentence.
   const toMark = (box) => {
     const mark = box.querySelector("mark");

@@ -1,0 +1,91 @@
+"""The chat page's layout across widths in a real browser (Debian's Chromium via Playwright).
+
+What a new user met resizing a window mid-conversation and reading on a phone: the sidebar,
+the chat's scrolling, the answer bubbles, and what a screen reader is told about a message.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.faces.test_browser import ANSWER_TIMEOUT_MS, QUESTION
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+    from tests.ui_server import Served
+
+pytestmark = pytest.mark.browser
+
+DESKTOP = {"width": 1280, "height": 800}
+NARROW = {"width": 700, "height": 800}  # under the phone breakpoint (768 px)
+OPEN = re.compile(r"\bopen\b")
+# Three answers overflow the chat at 1280 px, so that it scrolls.
+QUESTIONS = [
+    QUESTION,
+    "How can large language models be made to reason more reliably?",
+    "Which papers study the fairness of machine learning models?",
+]
+# True when a tap at the middle of the first element matching the selector reaches it.
+REACHED = """(selector) => {
+  const target = document.querySelector(selector);
+  const box = target.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+  return !!hit && target.contains(hit);
+}"""
+# Two animation frames: the layout after a resize is drawn, and its observers have run.
+DRAWN = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def open_desktop(browser: Browser, served: Served) -> Page:
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(served.url, wait_until="domcontentloaded")
+    page.wait_for_selector("#question textarea", state="visible")
+    return page
+
+
+def ask(page: Page, question: str) -> None:
+    """Ask `question` and wait until its answer is complete and the box takes input again."""
+    from playwright.sync_api import expect
+
+    bot = page.locator("#chat [data-testid='bot']")
+    before = bot.count()
+    box = page.locator("#question textarea")
+    box.fill(question)
+    box.press("Enter")
+    expect(bot).to_have_count(before + 1, timeout=ANSWER_TIMEOUT_MS)
+    expect(page.locator("#chat .turn-pending")).to_have_count(0, timeout=ANSWER_TIMEOUT_MS)
+    expect(box).to_be_enabled(timeout=ANSWER_TIMEOUT_MS)
+
+
+def resize(page: Page, size: dict[str, int]) -> None:
+    page.set_viewport_size(size)
+    page.evaluate(DRAWN)
+
+
+def test_sidebar_closes_when_the_window_narrows_and_reopens_when_it_widens(
+    browser: Browser, served: Served
+) -> None:
+    from playwright.sync_api import expect
+
+    page = open_desktop(browser, served)
+    ask(page, QUESTION)
+    sidebar = page.locator("#settings")
+    expect(sidebar).to_have_class(OPEN)
+
+    # Narrowed mid-conversation, the full-width sidebar no longer covers the chat and the box.
+    resize(page, NARROW)
+    expect(sidebar).not_to_have_class(OPEN)
+    for target in ("#question textarea", "#chat [data-testid='bot']"):
+        page.wait_for_function(REACHED, arg=target)
+    toggle = sidebar.locator(".toggle-button").bounding_box()
+    assert toggle is not None and 0 <= toggle["x"] <= NARROW["width"] - toggle["width"], toggle
+
+    # Widened again, it is open as on a desktop page's start.
+    resize(page, DESKTOP)
+    expect(sidebar).to_have_class(OPEN)
+    page.wait_for_function(REACHED, arg="#question textarea")
+    page.close()
