@@ -87,6 +87,9 @@ CSS = """
 #chat .message.bot:has(.turn-error) {
   border-left: 4px solid #dc2626 !important; background: #fef2f2 !important;
 }
+/* Gradio draws the chat's "↓" button on its top layer (z-index 2147480000), above the open
+   sidebar (1001) that covers the page below 768 px; above the chat's own layers is enough. */
+#chat .scroll-down-button-container { z-index: var(--layer-5); }
 #chat .searched { font-size: 0.85rem; color: var(--body-text-color-subdued); font-style: italic; }
 #chat .turn-pending { color: var(--body-text-color-subdued); font-style: italic; }
 #chat .turn-pending::after {

@@ -36,6 +36,7 @@ REACHED = """(selector) => {
   const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
   return !!hit && target.contains(hit);
 }"""
+SLID_IN = "() => document.querySelector('#settings').getBoundingClientRect().x === 0"
 # Two animation frames: the layout after a resize is drawn, and its observers have run.
 DRAWN = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
@@ -88,4 +89,30 @@ def test_sidebar_closes_when_the_window_narrows_and_reopens_when_it_widens(
     resize(page, DESKTOP)
     expect(sidebar).to_have_class(OPEN)
     page.wait_for_function(REACHED, arg="#question textarea")
+    page.close()
+
+
+def test_chat_scroll_button_stays_under_the_open_sidebar(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page = open_desktop(browser, served)
+    for question in QUESTIONS:
+        ask(page, question)
+    resize(page, NARROW)
+    sidebar = page.locator("#settings")
+    if "open" not in (sidebar.get_attribute("class") or "").split():
+        sidebar.locator(".toggle-button").click()
+    # Slid in over the whole page (Gradio: full width below 768 px).
+    page.wait_for_function(SLID_IN)
+    # Scrolled up, the chat offers its "↓" button; the sidebar lies over it, not under it.
+    page.locator("#chat .bubble-wrap").evaluate("(log) => log.scrollTo(0, 0)")
+    button = page.locator("#chat .scroll-down-button-container")
+    expect(button).to_be_attached()
+    box = button.bounding_box()
+    assert box is not None, "no scroll button"
+    under = page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y).closest('#settings, #chat')?.id",
+        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+    )
+    assert under == "settings", f"the chat's scroll button lies over the open sidebar ({under})"
     page.close()
