@@ -175,10 +175,31 @@ JS = """
       box.scrollTop = Math.max(0, mark.offsetTop - box.clientHeight / 4);
     }
   };
+  // The chat follows new answers only while it is near its end (Gradio: within 100 px). A
+  // resize reflows every answer, and the browser's scroll anchoring then left the chat above
+  // its end, so later answers arrived below the fold. A chat at its end stays there through a
+  // resize; scrolls while its size changes are the reflow's, not the reader's.
+  const NEAR_END_PX = 100;
+  const followEnd = (log) => {
+    let size = `${log.clientWidth}x${log.clientHeight}`;
+    let atEnd = true;
+    log.addEventListener("scroll", () => {
+      if (`${log.clientWidth}x${log.clientHeight}` !== size) return;
+      atEnd = log.scrollHeight - log.clientHeight - log.scrollTop < NEAR_END_PX;
+    });
+    new ResizeObserver(() => {
+      size = `${log.clientWidth}x${log.clientHeight}`;
+      if (atEnd) log.scrollTop = log.scrollHeight;
+    }).observe(log);
+  };
   new MutationObserver(() => {
     document.querySelectorAll(".card-abstract:not([data-opened])").forEach((box) => {
       box.dataset.opened = "1";
       toMark(box);
+    });
+    document.querySelectorAll("#chat .bubble-wrap:not([data-follows])").forEach((log) => {
+      log.dataset.follows = "1";
+      followEnd(log);
     });
   }).observe(document.body, { childList: true, subtree: true });
   document.addEventListener("click", (event) => {

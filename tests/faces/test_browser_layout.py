@@ -39,6 +39,9 @@ REACHED = """(selector) => {
 SLID_IN = "() => document.querySelector('#settings').getBoundingClientRect().x === 0"
 # Two animation frames: the layout after a resize is drawn, and its observers have run.
 DRAWN = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+# No transition runs (the sidebar's slide, the page's padding): the layout has settled.
+SETTLED = """() => document.getAnimations()
+  .every((a) => a.playState !== "running" || a.effect.getTiming().iterations === Infinity)"""
 
 
 def open_desktop(browser: Browser, served: Served) -> Page:
@@ -63,7 +66,10 @@ def ask(page: Page, question: str) -> None:
 
 
 def resize(page: Page, size: dict[str, int]) -> None:
+    """Resize the page and wait until its layout has settled (transitions reflow the chat)."""
     page.set_viewport_size(size)
+    page.evaluate(DRAWN)
+    page.wait_for_function(SETTLED)
     page.evaluate(DRAWN)
 
 
@@ -115,4 +121,23 @@ def test_chat_scroll_button_stays_under_the_open_sidebar(browser: Browser, serve
         [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
     )
     assert under == "settings", f"the chat's scroll button lies over the open sidebar ({under})"
+    page.close()
+
+
+def test_chat_follows_the_newest_answer_after_a_resize(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page = open_desktop(browser, served)
+    for question in QUESTIONS:
+        ask(page, question)
+    newest = page.locator("#chat [data-testid='bot']").last
+    expect(newest).to_be_in_viewport(ratio=0.9)  # the chat scrolls, and is at its end
+
+    # Reflowed narrower and back, the chat keeps showing its end, and the next answer too.
+    resize(page, NARROW)
+    expect(newest).to_be_in_viewport(ratio=0.9)
+    resize(page, DESKTOP)
+    expect(newest).to_be_in_viewport(ratio=0.9)
+    ask(page, "Which papers use contrastive learning?")
+    expect(page.locator("#chat [data-testid='bot']").last).to_be_in_viewport(ratio=0.9)
     page.close()
