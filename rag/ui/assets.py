@@ -107,11 +107,16 @@ CSS = """
   #settings.sidebar:not([data-settled]), #settings:not([data-settled]) .toggle-button,
   .sidebar-parent:has(#settings:not([data-settled])) { transition: none !important; }
   /* The chat fills the screen below the title, the question box just under the fold, and an
-     answer takes the chat's whole width (Gradio keeps 60 px beside a bubble). */
+     answer takes nearly the chat's whole width (Gradio keeps 60 px beside a bubble): 8 px
+     from its border, and on the right clear of the Clear button's 23 px column, which floats
+     over the chat's top-right corner as the answers scroll under it. The question's bubble
+     ends where the answers' do. */
   #chat { height: max(360px, calc(100dvh - 300px)) !important; }
   #chat .bot-row {
-    max-width: 100% !important; margin-left: 0 !important; margin-right: 0 !important;
+    max-width: calc(100% - 32px) !important; margin-left: 8px !important;
+    margin-right: 24px !important;
   }
+  #chat .user-row { margin-right: 24px !important; }
   /* A whole abstract made each card taller than the screen (four cards: 6,000 px), and a tap
      on [n] landed mid-card: the abstract scrolls inside its card, opened at the quoted
      sentence by the page script. */

@@ -303,8 +303,9 @@ def test_phone_sidebar_starts_closed_and_the_question_is_answered(
     assert max(heights) <= PHONE["height"], heights
     page.evaluate("window.scrollTo(0, 0)")
 
-    # The chat fills the screen below the title, an answer takes its whole width, and an
-    # abstention's edge is drawn once (Gradio nests a second ".message" in the bubble).
+    # The chat fills the screen below the title, an answer takes nearly its whole width (the
+    # inset: test_browser_layout.py), and an abstention's edge is drawn once (Gradio nests a
+    # second ".message" in the bubble).
     chat_box = page.locator("#chat").bounding_box()
     assert chat_box is not None and chat_box["height"] >= PHONE["height"] / 2, chat_box
     box.fill(OFF_TOPIC)
@@ -313,7 +314,7 @@ def test_phone_sidebar_starts_closed_and_the_question_is_answered(
     expect(bot.last).to_contain_text("No paper on this", timeout=ANSWER_TIMEOUT_MS)
     for message in (bot.first, bot.last):
         width = message.evaluate("(m) => m.closest('.message-row').getBoundingClientRect().width")
-        assert width >= 0.9 * chat_box["width"], (width, chat_box)
+        assert width >= 0.85 * chat_box["width"], (width, chat_box)
     assert bot.last.evaluate(EDGES) == 1
 
     # Opened, the sidebar's toggle is on the screen too, and closes it again.

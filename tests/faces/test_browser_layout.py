@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.faces.test_browser import ANSWER_TIMEOUT_MS, QUESTION
+from tests.faces.test_browser import ANSWER_TIMEOUT_MS, PHONE, QUESTION
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -23,6 +23,7 @@ pytestmark = pytest.mark.browser
 DESKTOP = {"width": 1280, "height": 800}
 NARROW = {"width": 700, "height": 800}  # under the phone breakpoint (768 px)
 OPEN = re.compile(r"\bopen\b")
+INSET_PX = 6  # an answer bubble's least distance from the chat's border on a phone
 # Three answers overflow the chat at 1280 px, so that it scrolls.
 QUESTIONS = [
     QUESTION,
@@ -140,4 +141,29 @@ def test_chat_follows_the_newest_answer_after_a_resize(browser: Browser, served:
     expect(newest).to_be_in_viewport(ratio=0.9)
     ask(page, "Which papers use contrastive learning?")
     expect(page.locator("#chat [data-testid='bot']").last).to_be_in_viewport(ratio=0.9)
+    page.close()
+
+
+def test_phone_answer_is_inset_in_the_chat_and_clear_of_its_clear_button(
+    browser: Browser, served: Served
+) -> None:
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(served.url, wait_until="domcontentloaded")
+    for question in QUESTIONS[:2]:
+        ask(page, question)
+    chat = page.locator("#chat").bounding_box()
+    clear = page.locator("#chat button[aria-label='Clear']").bounding_box()
+    assert chat is not None and clear is not None
+    for bubble in page.locator("#chat .message.bot").all():
+        box = bubble.bounding_box()
+        text = bubble.locator("[data-testid='bot']").bounding_box()
+        assert box is not None and text is not None
+        # A small inset from the chat's border on both sides, most of the width still used.
+        assert box["x"] >= chat["x"] + INSET_PX, (box, chat)
+        assert box["x"] + box["width"] <= chat["x"] + chat["width"] - INSET_PX, (box, chat)
+        assert box["width"] >= 0.85 * chat["width"], (box, chat)
+        # The Clear button floats over the chat's top-right corner as the answers scroll
+        # under it: no part of a bubble, let alone its text, lies in its column.
+        assert text["x"] + text["width"] <= clear["x"], (text, clear)
+        assert box["x"] + box["width"] <= clear["x"], (box, clear)
     page.close()
