@@ -207,6 +207,25 @@ JS = """
       followEnd(log);
     });
   }).observe(document.body, { childList: true, subtree: true });
+  // Gradio names each chat message (aria-label) by its raw content, so a screen reader read
+  // out our HTML and Markdown escapes ("<a class=...", "\\[1\\]", "&amp;"): the name is the
+  // text the page shows. Gradio sets it again only when the message changes.
+  const MESSAGES = "#chat [data-testid='bot'], #chat [data-testid='user']";
+  const inChat = (record) => {
+    const node = record.target.nodeType === Node.ELEMENT_NODE
+      ? record.target : record.target.parentElement;
+    return !!node && !!node.closest("#chat");
+  };
+  new MutationObserver((records) => {
+    if (!records.some(inChat)) return;  // innerText lays the page out: only for the chat
+    document.querySelectorAll(MESSAGES).forEach((message) => {
+      const text = message.innerText.replace(/\\s+/g, " ").trim();  // breaks between blocks
+      const label = `${message.dataset.testid}'s message: ${text}`;
+      if (message.getAttribute("aria-label") !== label) message.setAttribute("aria-label", label);
+    });
+  }).observe(document.body, {
+    childList: true, subtree: true, characterData: true, attributeFilter: ["aria-label"],
+  });
   document.addEventListener("click", (event) => {
     // "Cite it anyway" on a near miss: hand its sentence number to the hidden trigger.
     const accept = event.target.closest ? event.target.closest("button.accept-near") : null;

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.browser
 DESKTOP = {"width": 1280, "height": 800}
 NARROW = {"width": 700, "height": 800}  # under the phone breakpoint (768 px)
 OPEN = re.compile(r"\bopen\b")
+FOLLOW_UP = "what dataset did the second one use?"  # rewritten with the chat's earlier turns
 INSET_PX = 6  # an answer bubble's least distance from the chat's border on a phone
 # Three answers overflow the chat at 1280 px, so that it scrolls.
 QUESTIONS = [
@@ -166,4 +167,22 @@ def test_phone_answer_is_inset_in_the_chat_and_clear_of_its_clear_button(
         # under it: no part of a bubble, let alone its text, lies in its column.
         assert text["x"] + text["width"] <= clear["x"], (text, clear)
         assert box["x"] + box["width"] <= clear["x"], (box, clear)
+    page.close()
+
+
+def test_screen_readers_are_told_each_message_as_plain_text(
+    browser: Browser, served: Served
+) -> None:
+    page = open_desktop(browser, served)
+    # An answer with [n] links, one with "&" in a name, and a rewritten follow-up ("Searched
+    # for: ..."); the earlier answers' links become escaped text ("\\[1\\]").
+    for question in (QUESTIONS[2], "graph neural networks on graph data", FOLLOW_UP):
+        ask(page, question)
+    messages = page.locator("#chat [data-testid='bot'], #chat [data-testid='user']").all()
+    labels = [(m.get_attribute("aria-label") or "", m.inner_text()) for m in messages]
+    assert any("&" in text for _, text in labels), labels
+    assert any("Searched for" in text for _, text in labels), labels
+    for label, text in labels:
+        assert not re.search(r"<|&\w+;|\\", label), label
+        assert label.endswith(" ".join(text.split())), (label, text)
     page.close()
