@@ -102,6 +102,13 @@ CSS = """
    its toggle stays inside the screen when it is open. */
 @media (max-width: 768px) {
   .sidebar.open .toggle-button { right: 8px !important; }
+  /* Closed, Gradio draws it as a tab stuck to the screen's edge, which on a phone read as a
+     half circle cut off: a whole outlined pill in the 32 px left of the tabs. */
+  #settings:not(.open) .toggle-button {
+    left: calc(100% + 2px) !important; border-radius: var(--size-8) !important;
+    border-left: 1px solid var(--border-color-primary) !important;
+  }
+  #settings:not(.open) .toggle-button .chevron { padding-right: 4px; }
   /* No slide while the page script closes it on load: it would flash across the screen. */
   /* (Gradio prefixes every rule with its container, so the mark sits on the sidebar.) */
   #settings.sidebar:not([data-settled]), #settings:not([data-settled]) .toggle-button,

@@ -186,3 +186,22 @@ def test_screen_readers_are_told_each_message_as_plain_text(
         assert not re.search(r"<|&\w+;|\\", label), label
         assert label.endswith(" ".join(text.split())), (label, text)
     page.close()
+
+
+def test_phone_sidebar_toggle_is_whole_on_the_screen(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(served.url, wait_until="domcontentloaded")
+    sidebar = page.locator("#settings")
+    expect(sidebar).not_to_have_class(OPEN)
+    page.wait_for_function(SETTLED)
+    toggle = sidebar.locator(".toggle-button")
+    box = toggle.bounding_box()
+    tab = page.get_by_role("tab", name="Ask").bounding_box()
+    assert box is not None and tab is not None
+    # Not a half circle cut by the screen's edge: off the edge, outlined all round, and
+    # beside the tabs rather than over them.
+    assert box["x"] >= 2 and box["x"] + box["width"] <= tab["x"], (box, tab)
+    assert toggle.evaluate("(t) => parseFloat(getComputedStyle(t).borderLeftWidth)") >= 1
+    page.close()
