@@ -98,8 +98,8 @@ CSS = """
   animation: rag-spin 0.8s linear infinite; vertical-align: middle;
 }
 @keyframes rag-spin { to { transform: rotate(360deg); } }
-/* Phones: the sidebar overlays the whole page, so the page script keeps it closed at first;
-   its toggle stays inside the screen when it is open. */
+/* Phones: the sidebar overlays the whole page, so the page script closes it at first and
+   when the window narrows; its toggle stays inside the screen when it is open. */
 @media (max-width: 768px) {
   .sidebar.open .toggle-button { right: 8px !important; }
   /* Closed, Gradio draws it as a tab stuck to the screen's edge, which on a phone read as a
