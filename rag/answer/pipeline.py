@@ -487,6 +487,8 @@ def answer_stream(
             # (shown with that sentence) comes from the composer instead.
             render.reject(checked, "points_back")
             return
+        if not render.follows(checked):  # a second sentence on the same paper goes on its line
+            checked = _labelled(checked, render.by_source)
         piece = render.add(checked, bullet)
         if piece is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
@@ -767,6 +769,19 @@ def _made_standalone(
     return checked if again is None else replace(again, attributed=checked.attributed)
 
 
+def _labelled(checked: CheckedSentence, by_source: dict[int, Evidence]) -> CheckedSentence:
+    """A model sentence of one source that does not say whose it is ("Experiments on benchmark
+    datasets show the superiority of our approach [1].") with the paper's label first, as the
+    composer's lines have it. The label claims nothing, so the check that passed stands."""
+    if not checked.supported or len(checked.sources) != 1 or checked.sources[0] not in by_source:
+        return checked
+    paper = by_source[checked.sources[0]].hit.paper
+    who, _ = speaker(paper)
+    if not who or _says_whose(paper, checked.text):
+        return checked
+    return replace(checked, text=f"{who}: {checked.text}")
+
+
 def _closing_quote_kept_if_opened(text: str) -> str:
     """`text` without a closing double quote at its end that nothing opened (a small model's
     slip: 'states."'), or with the sentence's stop moved out of a quotation it does close
@@ -826,6 +841,14 @@ def _source_of(index: Index, text: str) -> Paper | None:
 def _names_it(paper: Paper, text: str) -> bool:
     who = speaker(paper)[0]
     return bool(who) and who in text
+
+
+def _says_whose(paper: Paper, text: str) -> bool:
+    """Whether `text` names its paper: the first author's surname or the paper's method name
+    ("Conpress reduces ..." names ConPress), in any case."""
+    names = [paper.authors[0].split()[-1]] if paper.authors else []
+    names += [name] if (name := method_name(paper.abstract)) else []
+    return any(re.search(rf"\b{re.escape(n)}\b", text, re.IGNORECASE) for n in names)
 
 
 def _starts_with_authors(paper: Paper, text: str) -> bool:

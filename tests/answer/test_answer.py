@@ -334,3 +334,39 @@ def test_real_smollm2_answer_only_shows_supported_cited_sentences(real_seed_inde
     numbers = {int(n) for n in re.findall(r"\[(\d+)\]", result.answer)}
     assert numbers == {c.n for c in result.citations}
     assert prompts.SYSTEM[:30] not in result.answer
+
+
+class _CopiesAFinding(FakeLLM):
+    """A small model's habit: it copies a paper's finding as written, with its number, and
+    nothing of whose it is ("... of our approach ... [1].")."""
+
+    def generate(self, prompt: Prompt, **kwargs: object) -> Iterator[str]:  # type: ignore[override]
+        n = re.search(r"^\[(\d+)\] [^\n]*ICGNN", prompt.user, flags=re.M)
+        self.enqueue(
+            f"{ICGNN_FINDING} [{n.group(1) if n else 1}]. {ICGNN_FINDING_AGAIN} "
+            f"[{n.group(1) if n else 1}]."
+        )
+        yield from super().generate(prompt, **kwargs)  # type: ignore[arg-type]
+
+
+ICGNN_FINDING = (
+    "Experiments on benchmark datasets show the superiority of our approach over competitive "
+    "baselines in noisy label scenarios"
+)
+ICGNN_FINDING_AGAIN = (
+    "Then we leverage the Gaussian mixture model to precisely detect whether the label of a "
+    "node is noisy or not"
+)
+
+
+@pytest.mark.slow
+def test_a_copied_model_sentence_says_whose_it_is(real_seed_index: Index) -> None:
+    result = answer(
+        real_seed_index,
+        "label noise in graph neural networks",
+        settings=real_seed_index.settings,
+        backend=_CopiesAFinding(),
+    )
+    assert result.answer.startswith(f"Ju et al. (ICGNN): {ICGNN_FINDING} [1]."), result.answer
+    # The second sentence on the same paper goes on its line, not under the label again.
+    assert result.answer.count("Ju et al. (ICGNN):") == 1, result.answer
