@@ -118,7 +118,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 def first_source(cards: str) -> str:
-    card = re.search(r'<article class="source-card" id="source-1">.*?</article>', cards, re.S)
+    card = re.search(r'<article class="source-card" id="t0-source-1">.*?</article>', cards, re.S)
     assert card, cards
     return card.group(0)
 
@@ -158,7 +158,7 @@ def test_twenty_concurrent_chats_all_get_the_answer_a_lone_user_gets(served: Ser
     for chat, (history, cards), lone in zip(CHATS, together, alone, strict=True):
         assert [m["role"] for m in history] == ["user", "assistant"], chat
         answer = str(history[-1]["content"])
-        assert 'href="#source-1">[1]</a>' in answer, (chat, answer)
+        assert 'href="#t0-source-1">[1]</a>' in answer, (chat, answer)
         assert chat.cites in first_source(cards), chat
         # Served alongside 19 others, the answer is the one this user would get alone.
         assert (history, cards) == tuple(lone), chat

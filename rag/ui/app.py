@@ -48,6 +48,7 @@ from rag.ui.render import (
     render_card,
     render_cards,
     render_error,
+    render_panel,
     render_turn,
 )
 
@@ -66,6 +67,7 @@ __all__ = [
     "render_card",
     "render_cards",
     "render_error",
+    "render_panel",
     "render_turn",
 ]
 
@@ -127,7 +129,9 @@ def _wire_ask(ask: AskTab, side: SidebarParts, current: CurrentIndex, settings: 
         backend: str | None,
         kept: list[Answer] | None,
     ) -> Iterator[tuple[History, str, list[Answer]]]:
-        done = list(kept or [])
+        # A chat handed in empty is a new one (an API caller's): no earlier answers or cards.
+        done = list(kept or []) if history else []
+        earlier = list(done)
         for shown in chat(
             message,
             history,
@@ -139,6 +143,7 @@ def _wire_ask(ask: AskTab, side: SidebarParts, current: CurrentIndex, settings: 
             index=current(),
             settings=settings,
             on_answer=done.append,
+            earlier=earlier,
         ):
             yield (*shown, done)
 
@@ -178,7 +183,7 @@ def _wire_ask(ask: AskTab, side: SidebarParts, current: CurrentIndex, settings: 
         ).then(exports, turns, after, queue=False, **_PRIVATE)
     # The API (gradio_client's /ask: question, history, sidebar values): the same handler.
     gr.Button(visible=False).click(answer, [ask.msg, *rest], outputs, api_name="ask", **_SERIAL)
-    ask.chatbot.clear(lambda: (render_cards(None), []), None, [ask.cards, turns], **_PRIVATE).then(
+    ask.chatbot.clear(lambda: (render_panel([]), []), None, [ask.cards, turns], **_PRIVATE).then(
         exports, turns, after, queue=False, **_PRIVATE
     )
 

@@ -18,6 +18,8 @@ CSS = """
 .sources h3 { font-size: 1rem; margin: 0.5rem 0 0; }
 .sources-for { color: var(--body-text-color-subdued); font-size: 0.85rem; margin: 0 0 0.75rem; }
 .sources-empty { color: var(--body-text-color-subdued); font-size: 0.9rem; padding: 0.5rem 0; }
+/* The place of the cards of an answer being made: once they follow it, they show instead. */
+.sources-waiting:not(:last-child) { display: none; }
 .source-card {
   border: 1px solid var(--border-color-primary); border-radius: 10px;
   background: var(--block-background-fill); padding: 0.9rem 1.1rem; margin-bottom: 0.75rem;
@@ -141,8 +143,9 @@ CSS = """
 """
 
 # A click on a card's Copy button puts its BibTeX on the clipboard (loopback is a secure
-# context). A click on an answer's [n] scrolls its card into view (and briefly outlines it)
-# instead of letting the chat's link handling open the fragment in a new tab.
+# context). A click on an answer's [n] shows that answer's cards (an earlier answer's are
+# hidden in the panel) and scrolls its card into view (and briefly outlines it) instead of
+# letting the chat's link handling open the fragment in a new tab.
 PHONE_MAX_PX = 768  # Gradio's own breakpoint for the sidebar (it turns full-width below it)
 JS = """
 () => {
@@ -186,6 +189,15 @@ JS = """
     if (mark && box.scrollHeight > box.clientHeight) {
       box.scrollTop = Math.max(0, mark.offsetTop - box.clientHeight / 4);
     }
+  };
+  // The panel holds each answer's cards in a section of its own, the latest's shown: a click
+  // on an earlier answer's [n] shows that answer's section instead, until the next answer.
+  const showSources = (section) => {
+    if (!section || !section.hidden) return;
+    section.parentElement.querySelectorAll(":scope > section.sources").forEach((other) => {
+      other.hidden = other !== section;
+    });
+    section.querySelectorAll(".card-abstract").forEach(toMark);  // hidden, they had no height
   };
   // The chat follows new answers only while it is near its end (Gradio: within 100 px). A
   // resize reflows every answer, and the browser's scroll anchoring then left the chat above
@@ -256,13 +268,15 @@ JS = """
       if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, () => {});
       return;
     }
-    const link = event.target.closest ? event.target.closest("a[href*='#source-']") : null;
+    const link = event.target.closest ? event.target.closest("#chat a.cite") : null;
     if (!link) return;
+    // Never the chat's own link handling (a new tab), also before the answer's cards arrive.
+    event.preventDefault();
+    event.stopPropagation();
     const id = decodeURIComponent(new URL(link.href, location.href).hash.slice(1));
     const card = document.getElementById(id);
     if (!card) return;
-    event.preventDefault();
-    event.stopPropagation();
+    showSources(card.closest("section.sources"));
     // A card taller than the screen shows its head first, not its middle.
     const tall = card.getBoundingClientRect().height > window.innerHeight;
     card.scrollIntoView({ behavior: "smooth", block: tall ? "start" : "center" });

@@ -6,7 +6,7 @@ yields with `rag.ui.render`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rag import api
@@ -16,12 +16,13 @@ from rag.index.retrieve import Filters
 from rag.ui.layout import ALL_AREAS
 from rag.ui.render import (
     _md_escape,
-    _unlink,
+    first_kept,
     render_answer,
-    render_cards,
     render_error,
+    render_panel,
     render_pending,
     render_turn,
+    unlink_outside,
 )
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ def chat(
     index: Index,
     settings: Settings,
     on_answer: Callable[[Answer], None] | None = None,
+    earlier: Sequence[Answer] = (),
 ) -> Iterator[tuple[History, str]]:
     """Answer `message`, yielding the chat history and the source cards as the answer streams.
 
@@ -65,20 +67,29 @@ def chat(
         index: the open index.
         settings: thresholds and backend configuration.
         on_answer: called with the final `Answer` (the app keeps them for the exports).
+        earlier: the answers of the chat so far, oldest first (those `on_answer` was given):
+            the source panel keeps their cards, so their `[n]` links stay live.
 
     Yields:
         (history, cards_html): first the question with a one-line progress message, which the
         first checked sentence replaces; the assistant message then grows piece by piece; the
-        final message is marked by its kind (`render_turn`) and the cards come with it. A
-        `RagError` becomes its one-line message in the chat, marked as an error.
+        final message is marked by its kind (`render_turn`) and its cards come with it, shown
+        over the earlier answers'. A `RagError` becomes its one-line message in the chat,
+        marked as an error.
     """
-    history = [_unlink(m) for m in history or []]
     question = (message or "").strip()
+    turn = len(earlier)  # this answer's number, in its links and its cards' ids
     if not question:
-        yield history, render_cards(None)
+        kept = range(first_kept(turn), turn)
+        yield [unlink_outside(m, kept) for m in history or []], render_panel(earlier)
         return
+    # The answers whose cards the panel does not hold lose their links.
+    history = [unlink_outside(m, range(first_kept(turn + 1), turn)) for m in history or []]
     history.append({"role": "user", "content": _md_escape(question)})
-    yield [*history, {"role": "assistant", "content": render_pending()}], render_cards(None)
+    # One value while the answer is made: Gradio sends only what changed in a streamed
+    # output, so the cards are not sent again with each piece of the answer.
+    waiting = render_panel(earlier, waiting=True)
+    yield [*history, {"role": "assistant", "content": render_pending()}], waiting
     text, final = "", None
     try:
         for event in api.ask_stream(
@@ -95,14 +106,14 @@ def chat(
                 final = event
                 continue
             text += event
-            reply = {"role": "assistant", "content": render_answer(text)}
-            yield [*history, reply], render_cards(None)
+            reply = {"role": "assistant", "content": render_answer(text, turn=turn)}
+            yield [*history, reply], waiting
     except RagError as exc:
-        yield [*history, {"role": "assistant", "content": render_error(exc)}], render_cards(None)
+        yield [*history, {"role": "assistant", "content": render_error(exc)}], waiting
         return
     if final is None:  # not in ask_stream's contract; keep what was streamed
         return
     if on_answer is not None:
         on_answer(final)
-    reply = {"role": "assistant", "content": render_turn(final)}
-    yield [*history, reply], render_cards(final)
+    reply = {"role": "assistant", "content": render_turn(final, turn=turn)}
+    yield [*history, reply], render_panel([*earlier, final])

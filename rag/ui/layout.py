@@ -14,7 +14,7 @@ import gradio as gr
 from rag import api
 from rag.settings import Settings
 from rag.ui import tabs
-from rag.ui.render import render_cards
+from rag.ui.render import render_panel
 
 if TYPE_CHECKING:
     from rag.index.paper_index import Index
@@ -122,7 +122,7 @@ def ask_tab(index: Index) -> AskTab:
             export_bib = gr.DownloadButton(
                 "Export bibliography (.bib)", interactive=False, size="sm", elem_id="export-bib"
             )
-        cards = gr.HTML(render_cards(None), elem_id="sources")
+        cards = gr.HTML(render_panel([]), elem_id="sources")
     return AskTab(tab, heading, chatbot, msg, export_md, export_bib, cards)
 
 

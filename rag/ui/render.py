@@ -2,13 +2,16 @@
 
 The answer text with its `[n]` markers linked to the source cards, the kind of each turn
 (answer, abstention, fallback, error, still being made) marked so the page can tell them
-apart, and the source cards. Every piece of paper or answer text is HTML-escaped.
+apart, and the source panel: each answer's cards in a section of their own, so that every
+answer's links stay live (the page script shows the section a clicked link points into).
+Every piece of paper or answer text is HTML-escaped.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from rag import api, prompts
@@ -18,7 +21,12 @@ from rag.ingest.roles import stored_roles
 from rag.records import Hit, Paper
 
 _MARKER = re.compile(r"\[(\d+)\]")
-_LINK = re.compile(r'<a class="cite" href="#source-(\d+)">\[\d+\]</a>')
+_LINK = re.compile(r'<a class="cite" href="#t(\d+)-source-(\d+)">\[\d+\]</a>')
+# The panel keeps the cards of this many latest answers; older answers' numbers turn plain.
+# Gradio sends the whole panel once per question (when its answer starts), and a card is about
+# 4 kB (abstract, BibTeX): 10 cited answers of the seeds made 89 kB, so 20 keep it near 200 kB
+# where a long session would grow it without bound.
+KEPT_TURNS = 20
 # Markdown and KaTeX would otherwise reinterpret these characters in answer text.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$])")
 # Shown at once after Enter, until the first checked sentence replaces it.
@@ -35,27 +43,47 @@ def _md_escape(text: str, lines: bool = False) -> str:
     return escaped if lines else escaped.replace("\n", " ")
 
 
-def render_answer(text: str) -> str:
-    """Return the chat message for answer `text`: escaped, `[n]` linked to its source card."""
+def source_id(turn: int, n: int) -> str:
+    """Return the id of card [n] of the answer to question `turn` (0 the first of the chat)."""
+    return f"t{turn}-source-{n}"
+
+
+def render_answer(text: str, *, turn: int = 0) -> str:
+    """Return the chat message for answer `text`: escaped, `[n]` linked to its source card.
+
+    Args:
+        text: the answer with its `[n]` markers.
+        turn: the question it answers (0 the first of the chat), whose cards the links open.
+    """
     parts, pos = [], 0
     for match in _MARKER.finditer(text):
         n = match.group(1)
         parts.append(_md_escape(text[pos : match.start()], lines=True))
-        parts.append(f'<a class="cite" href="#source-{n}">[{n}]</a>')
+        parts.append(f'<a class="cite" href="#{source_id(turn, int(n))}">[{n}]</a>')
         pos = match.end()
     parts.append(_md_escape(text[pos:], lines=True))
     return "".join(parts)
 
 
-def _unlink(message: dict[str, Any]) -> dict[str, Any]:
-    """Return an earlier chat message with its `[n]` links made plain text.
+def first_kept(turns: int) -> int:
+    """Return the first of `turns` answers whose cards the panel keeps (`KEPT_TURNS`)."""
+    return max(0, turns - KEPT_TURNS)
 
-    The source cards always belong to the latest answer, so an older answer's `[1]` would
-    otherwise jump to a card about another paper.
+
+def unlink_outside(message: dict[str, Any], kept: range) -> dict[str, Any]:
+    """Return a chat message with its `[n]` links made plain text, but for the answers whose
+    cards the panel holds (`kept`: their turns).
+
+    An answer older than the panel's last `KEPT_TURNS`, or one whose `Answer` the chat was not
+    given, has no cards on the page: its links would lead nowhere, or to another answer's.
     """
 
+    def unlinked(link: re.Match[str]) -> str:
+        # Escaped, as the answer's other text: Markdown would read "[1]" as a link label.
+        return link.group(0) if int(link.group(1)) in kept else rf"\[{link.group(2)}\]"
+
     def plain(text: str) -> str:
-        return _LINK.sub(r"\\[\1\\]", text)
+        return _LINK.sub(unlinked, text)
 
     content = message.get("content")
     if isinstance(content, str):
@@ -92,8 +120,8 @@ def is_fallback(answer: Answer) -> bool:
     return answer.notice is not None and answer.backend != "extractive" and quoted
 
 
-def render_turn(answer: Answer) -> str:
-    """Return the final chat message for `answer`, marked by its kind.
+def render_turn(answer: Answer, *, turn: int = 0) -> str:
+    """Return the final chat message for `answer` to question `turn`, marked by its kind.
 
     A follow-up that was rewritten first says what was searched; an abstention, a fallback
     (the model's answer failed the check, or the model failed) and any other notice each carry
@@ -109,9 +137,9 @@ def render_turn(answer: Answer) -> str:
             prompts.NO_OTHER: "No other paper",
             prompts.NONE_IN_SET_NOR_ELSEWHERE: "None of them",
         }.get(answer.answer, "No paper on this")
-        parts.append(f"{_label('abstained', said)} {render_answer(answer.answer)}")
+        parts.append(f"{_label('abstained', said)} {render_answer(answer.answer, turn=turn)}")
     else:
-        parts.append(render_answer(answer.answer))
+        parts.append(render_answer(answer.answer, turn=turn))
     if answer.notice and not answer.abstained:
         kind, text = ("fallback", "Fallback") if is_fallback(answer) else ("note", "Note")
         parts.append(f"{_label(kind, text)} {_md_escape(answer.notice)}")
@@ -163,13 +191,16 @@ def _highlight(paper: Paper, evidence: str | None) -> str:
     return html.escape(abstract)
 
 
-def render_card(hit: Hit, *, n: int | None = None, evidence: str | None = None) -> str:
+def render_card(
+    hit: Hit, *, n: int | None = None, evidence: str | None = None, turn: int = 0
+) -> str:
     """Return one source card: number, label, authors, area, key, relevance, abstract.
 
     Args:
         hit: the paper as retrieved, with its relevance.
         n: the citation number in the answer (None for a nearest paper of an abstention).
         evidence: the sentence that supports the answer, highlighted in the abstract.
+        turn: the question whose answer cites it (0 the first of the chat): ids stay unique.
     """
     paper = hit.paper
     name = paper.title or paper.label or paper.citation_key or paper.id
@@ -181,7 +212,7 @@ def render_card(hit: Hit, *, n: int | None = None, evidence: str | None = None) 
     )
     area = html.escape(paper.area) if paper.area else '<span class="unknown">area unknown</span>'
     badge = f'<span class="badge">[{n}]</span> ' if n is not None else ""
-    card_id = f"source-{n}" if n is not None else f"nearest-{hit.rank}"
+    card_id = source_id(turn, n) if n is not None else f"t{turn}-nearest-{hit.rank}"
     abstract = f'<p class="card-abstract">{_highlight(paper, evidence)}</p>'
     if n is None:  # a nearest paper of an abstention: compact, its abstract on demand
         abstract = f"<details><summary>Abstract</summary>{abstract}</details>"
@@ -206,19 +237,62 @@ def _bibtex_control(paper: Paper) -> str:
     )
 
 
-def render_cards(answer: Answer | None) -> str:
-    """Return the source panel for an answer: cited papers, or the nearest ones on abstaining."""
-    if answer is None:
-        return '<div class="sources-empty">The papers an answer cites will appear here.</div>'
-    if answer.abstained:
-        if not answer.nearest:
-            return '<div class="sources-empty">The index has no papers to show.</div>'
-        cards = "".join(render_card(hit) for hit in answer.nearest)
-        title = "Nearest papers, none close enough to answer"
+def render_cards(answer: Answer, *, turn: int = 0, shown: bool = True) -> str:
+    """Return the source panel's section for one answer: cited papers, or the nearest ones on
+    abstaining, headed by its question.
+
+    Args:
+        answer: the answer.
+        turn: the question it answers (0 the first of the chat), as its links name it.
+        shown: False for an earlier answer's section, which the page script shows when one of
+            that answer's links is clicked.
+    """
+    opening = f'<section class="sources" data-turn="{turn}"{"" if shown else " hidden"}>'
+    if answer.abstained and not answer.nearest:
+        body = '<div class="sources-empty">The index has no papers to show.</div>'
+    elif answer.abstained:
+        cards = "".join(render_card(hit, turn=turn) for hit in answer.nearest)
+        body = _headed("Nearest papers, none close enough to answer", answer, cards)
     elif not answer.citations:  # no topic to look up, or a language the models cannot read
-        return '<div class="sources-empty">This answer cites no paper.</div>'
+        body = '<div class="sources-empty">This answer cites no paper.</div>'
     else:
-        cards = "".join(render_card(c.hit, n=c.n, evidence=c.evidence) for c in answer.citations)
-        title = "Sources"
+        cards = "".join(
+            render_card(c.hit, n=c.n, evidence=c.evidence, turn=turn) for c in answer.citations
+        )
+        body = _headed("Sources", answer, cards)
+    return f"{opening}{body}</section>"
+
+
+def _headed(title: str, answer: Answer, cards: str) -> str:
+    """Return `cards` under `title` and the question they are for."""
     question = f'<p class="sources-for">for “{html.escape(answer.question)}”</p>'
-    return f'<section class="sources"><h3>{title}</h3>{question}{cards}</section>'
+    return f"<h3>{title}</h3>{question}{cards}"
+
+
+# Where the cards of the answer being made will appear. It stays in the panel, before them, so
+# that they arrive as an addition (Gradio then sends only them); CSS hides it once they follow.
+_WAITING = (
+    '<section class="sources sources-waiting">'
+    '<div class="sources-empty">The papers an answer cites will appear here.</div></section>'
+)
+
+
+def render_panel(answers: Sequence[Answer], *, waiting: bool = False) -> str:
+    """Return the source panel of a chat: the latest answer's section shown, and hidden, the
+    sections of the earlier answers (of the last `KEPT_TURNS`), for their `[n]` links.
+
+    Args:
+        answers: the chat's answers, oldest first; answer k's links name turn k.
+        waiting: the next answer is being made: the place of its cards is shown.
+    """
+    latest = None if waiting or not answers else len(answers) - 1
+    first = first_kept(len(answers) + (latest is None))
+    parts = [
+        render_cards(answer, turn=k, shown=False)
+        for k, answer in enumerate(answers)
+        if first <= k != latest
+    ]
+    parts.append(_WAITING)
+    if latest is not None:
+        parts.append(render_cards(answers[latest], turn=latest))
+    return "".join(parts)

@@ -258,7 +258,7 @@ def test_follow_up_in_the_chat_cites_the_second_paper(
     steps = list(ui.chat(FOLLOW_UP, history, index=seeded, settings=settings, backend="extractive"))
     history, cards = steps[-1]
     assert [m["role"] for m in history] == ["user", "assistant"] * 2
-    assert 'href="#source-1"' in history[-1]["content"]
+    assert 'href="#t0-source-1"' in history[-1]["content"]
     assert cards.count('class="source-card"') == 1
     assert second.citation_key in cards
 

@@ -118,9 +118,9 @@ def test_question_in_the_browser_shows_cited_cards(browser: Browser, served: Ser
 
     # The first card sits below the fold until its number in the answer is clicked.
     page.evaluate("window.scrollTo(0, 0)")
-    first_card = page.locator("#source-1")
+    first_card = page.locator("#t0-source-1")
     expect(first_card).to_be_attached()
-    page.locator("#chat a.cite[href$='#source-1']").first.click()
+    page.locator("#chat a.cite[href$='#t0-source-1']").first.click()
     expect(first_card).to_be_in_viewport(ratio=0.9)
     assert len(page.context.pages) == 1, "the citation link opened another tab"
 
@@ -236,9 +236,16 @@ def test_gradio_client_gets_a_cited_answer(served: Served) -> None:
     answer = history[-1]
     assert answer["role"] == "assistant"
     text = str(answer["content"])
-    assert 'href="#source-1">[1]</a>' in text
-    assert 'id="source-1"' in cards
+    assert 'href="#t0-source-1">[1]</a>' in text
+    assert 'id="t0-source-1"' in cards
     assert "Wei Ju" in cards
+    # With the chat handed back, a second answer links to its own cards, and the first
+    # answer's links still have theirs; an empty chat is a new one, with none of them.
+    later, both = client.predict(LLM_QUESTION, history, api_name="/ask")
+    assert 'href="#t0-source-1">[1]</a>' in str(later[1]["content"])
+    assert 'href="#t1-source-1">[1]</a>' in str(later[-1]["content"])
+    assert 'id="t0-source-1"' in both and 'id="t1-source-1"' in both
+    assert client.predict(QUESTION, [], api_name="/ask") == (history, cards)
 
     text, suggestions, bib = client.predict(CLAIM, "pandoc", api_name="/cite_draft")
     assert text.startswith(CLAIM.rstrip(".")) and "[@ju_icgnn" in text
@@ -294,9 +301,9 @@ def test_phone_sidebar_starts_closed_and_the_question_is_answered(
 
     # A tap on [1] shows its card's head and the quoted sentence on the screen at once (the
     # card was taller than the screen and the tap landed mid-abstract).
-    card = page.locator("#source-1")
+    card = page.locator("#t0-source-1")
     assert card.locator("mark").count() == 1, card.inner_html()
-    page.locator("#chat a.cite[href$='#source-1']").first.tap()
+    page.locator("#chat a.cite[href$='#t0-source-1']").first.tap()
     expect(card.locator(".card-head")).to_be_in_viewport(ratio=1)
     expect(card.locator("mark")).to_be_in_viewport(ratio=0.5)
     heights = page.locator(".source-card").evaluate_all("cs => cs.map((c) => c.offsetHeight)")

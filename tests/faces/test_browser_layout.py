@@ -174,8 +174,8 @@ def test_screen_readers_are_told_each_message_as_plain_text(
     browser: Browser, served: Served
 ) -> None:
     page = open_desktop(browser, served)
-    # An answer with [n] links, one with "&" in a name, and a rewritten follow-up ("Searched
-    # for: ..."); the earlier answers' links become escaped text ("\\[1\\]").
+    # Answers with [n] links, one with "&" in a name, and a rewritten follow-up ("Searched
+    # for: ...").
     for question in (QUESTIONS[2], "graph neural networks on graph data", FOLLOW_UP):
         ask(page, question)
     messages = page.locator("#chat [data-testid='bot'], #chat [data-testid='user']").all()

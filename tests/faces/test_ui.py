@@ -52,11 +52,11 @@ def test_answer_streams_and_cites_the_paper_shown_in_a_card(
     assert [m["role"] for m in history] == ["user", "assistant"]
     assert history[0]["content"] == QUESTION
     final = history[-1]["content"]
-    assert '<a class="cite" href="#source-1">[1]</a>' in final
+    assert '<a class="cite" href="#t0-source-1">[1]</a>' in final
 
     expected = api.ask(QUESTION, index=seed_index, settings=settings, backend="extractive")
     first = expected.citations[0]
-    card = re.search(r'<article class="source-card" id="source-1">.*?</article>', cards, re.S)
+    card = re.search(r'<article class="source-card" id="t0-source-1">.*?</article>', cards, re.S)
     assert card, cards
     assert first.hit.paper.citation_key in card.group(0)
     assert "Wei Ju" in card.group(0)
@@ -76,21 +76,138 @@ def test_answer_grows_piece_by_piece(seed_index: Index, settings: Settings) -> N
     assert all("[1]" in piece for piece in streamed if piece)
 
 
-def test_only_the_latest_answer_links_to_the_cards(seed_index: Index, settings: Settings) -> None:
+def converse(index: Index, settings: Settings, questions: list[str]) -> tuple[list, list[Answer]]:
+    """Ask `questions` in one chat as the app does; return the last one's steps and the answers.
+
+    Each turn gets the history as Gradio hands it back (each message's content a list of text
+    parts) and the earlier answers the app keeps.
+    """
+    history: list = []
+    answers: list[Answer] = []
+    steps: list = []
+    for question in questions:
+        returned = [
+            {**m, "content": [{"type": "text", "text": m["content"]}]}
+            if isinstance(m["content"], str)
+            else m
+            for m in history
+        ]
+        chat = ui.chat(question, returned, index=index, settings=settings, backend="extractive",
+                       earlier=list(answers), on_answer=answers.append)  # fmt: skip
+        steps = list(chat)
+        history = steps[-1][0]
+    return steps, answers
+
+
+def text_of(message: dict) -> str:
+    """Return a chat message's text, as the handler made it or as Gradio hands it back."""
+    content = message["content"]
+    return content if isinstance(content, str) else content[0]["text"]
+
+
+# A turn's section of the source panel: its number, whether it is hidden, its cards.
+SECTION = re.compile(r'<section class="sources" data-turn="(\d+)"( hidden)?>(.*?)</section>', re.S)
+
+
+def sections(cards: str) -> dict[int, tuple[bool, str]]:
+    """Return each turn's section of the source panel: (hidden, its HTML)."""
+    return {int(turn): (bool(hidden), body) for turn, hidden, body in SECTION.findall(cards)}
+
+
+def test_every_answer_links_to_its_own_cards(seed_index: Index, settings: Settings) -> None:
+    questions = [QUESTION, "graph fairness"]
+    steps, answers = converse(seed_index, settings, questions)
+    history, cards = steps[-1]
+
+    first, latest = text_of(history[1]), text_of(history[-1])
+    assert '<a class="cite" href="#t0-source-1">[1]</a>' in first
+    assert '<a class="cite" href="#t1-source-1">[1]</a>' in latest
+    # Each answer's cards in a section of their own, headed by its question; the latest shown.
+    shown = sections(cards)
+    assert sorted(shown) == [0, 1]
+    assert shown[0][0] and not shown[1][0]
+    for turn, (question, answer) in enumerate(zip(questions, answers, strict=True)):
+        body = shown[turn][1]
+        assert f"for “{question}”" in body
+        card = re.search(rf'<article [^>]*id="t{turn}-source-1">.*?</article>', body, re.S)
+        assert card and answer.citations[0].hit.paper.citation_key in card.group(0)
+    assert answers[0].citations[0].hit.paper.id != answers[1].citations[0].hit.paper.id
+    # Every link of every answer has its one card on the page.
+    ids = re.findall(r' id="([^"]+)"', cards)
+    assert len(ids) == len(set(ids))
+    links = re.findall(r'href="#([^"]+)"', first + latest)
+    assert links and set(links) <= set(ids)
+
+
+def test_while_an_answer_streams_the_earlier_cards_stay_unchanged(
+    seed_index: Index, settings: Settings
+) -> None:
+    questions = [QUESTION, "How can large language models be made to reason more reliably?"]
+    steps, answers = converse(seed_index, settings, questions)
+
+    streamed = [cards for _, cards in steps[:-1]]
+    assert len(streamed) >= 3
+    # The first answer's cards stay (hidden) for its links, and the place of the new answer's
+    # cards is what shows.
+    waiting = sections(streamed[0])
+    assert list(waiting) == [0] and waiting[0][0] and 'id="t0-source-1"' in waiting[0][1]
+    assert streamed[0].endswith(
+        '<section class="sources sources-waiting"><div class="sources-empty">The papers an '
+        "answer cites will appear here.</div></section>"
+    )
+    # Gradio sends only what changed in a streamed output: the panel is one value while the
+    # answer streams, and the new cards come as an addition to it, so the earlier answers'
+    # cards are not sent again with each piece of the answer.
+    history, cards = steps[-1]
+    assert len(set(streamed)) == 1
+    assert cards.startswith(streamed[0]) and 'id="t1-source-1"' in cards[len(streamed[0]) :]
+    # An empty question changes nothing: the links of the answers so far still have cards.
+    again = list(ui.chat("  ", history, index=seed_index, settings=settings,
+                         earlier=answers))  # fmt: skip
+    assert again == [(history, cards)]
+
+
+def test_without_the_earlier_answers_only_the_latest_links_to_cards(
+    seed_index: Index, settings: Settings
+) -> None:
+    # A script handing the chat its history but not the answers: no cards for the older links.
     history, _ = ask(seed_index, settings, QUESTION)[-1]
-    # Gradio hands the history back with each message's content as a list of text parts.
     returned = [{**m, "content": [{"type": "text", "text": m["content"]}]} for m in history]
     steps = list(
         ui.chat(
             "graph fairness", returned, index=seed_index, settings=settings, backend="extractive"
         )
     )
-    history, _ = steps[-1]
+    history, cards = steps[-1]
 
     first_answer = history[1]["content"][0]["text"]
     assert "href=" not in first_answer
     assert r"\[1\]" in first_answer
-    assert 'href="#source-1"' in history[-1]["content"]
+    assert 'href="#t0-source-1"' in history[-1]["content"]
+    assert sorted(sections(cards)) == [0]
+
+
+def test_the_panel_keeps_the_last_answers_cards_and_older_numbers_turn_plain(
+    seed_index: Index, settings: Settings
+) -> None:
+    kept = ui_render.KEPT_TURNS
+    answer = api.ask(QUESTION, index=seed_index, settings=settings, backend="extractive")
+    history: list = []
+    for turn in range(kept):
+        history += [
+            {"role": "user", "content": QUESTION},
+            {"role": "assistant", "content": ui.render_turn(answer, turn=turn)},
+        ]
+
+    steps = list(ui.chat("graph fairness", history, index=seed_index, settings=settings,
+                         backend="extractive", earlier=[answer] * kept))  # fmt: skip
+    history, cards = steps[-1]
+
+    assert sorted(sections(cards)) == list(range(1, kept + 1))
+    oldest = text_of(history[1])
+    assert "href=" not in oldest and r"\[1\]" in oldest  # its cards are gone: plain text
+    assert 'href="#t1-source-1"' in text_of(history[3])
+    assert f'href="#t{kept}-source-1"' in text_of(history[-1])
 
 
 def test_off_topic_question_abstains_and_shows_the_nearest_papers(
@@ -99,8 +216,9 @@ def test_off_topic_question_abstains_and_shows_the_nearest_papers(
     history, cards = ask(seed_index, settings, OFF_TOPIC)[-1]
 
     assert "no paper on this question" in history[-1]["content"]
-    assert 'href="#source-' not in history[-1]["content"]
+    assert 'class="cite"' not in history[-1]["content"]
     assert "Nearest papers" in cards
+    assert re.search(r'<article class="source-card" id="t0-nearest-\d+">', cards)
     assert cards.count('class="source-card"') >= 1
     assert "<mark>" not in cards  # nothing supports an answer, so nothing is highlighted
 
@@ -138,10 +256,10 @@ def test_card_escapes_every_field_and_marks_truncated_authors() -> None:
         authors_truncated=True,
     )
     card = ui.render_card(
-        Hit(paper, 1, 0.5, "", 0.81), n=2, evidence="The supporting <i>claim</i> here."
+        Hit(paper, 1, 0.5, "", 0.81), n=2, evidence="The supporting <i>claim</i> here.", turn=4
     )
 
-    assert 'id="source-2"' in card
+    assert 'id="t4-source-2"' in card
     assert "[2]" in card
     assert "<script" not in card and "<img" not in card and "<b>" not in card
     assert "Ann &lt;b&gt;Bold&lt;/b&gt;, Bob et al." in card
@@ -170,10 +288,10 @@ def test_card_tags_the_highlighted_sentence_with_its_role() -> None:
 
 
 def test_answer_markers_become_links_and_text_is_escaped() -> None:
-    rendered = ui.render_answer("Graphs <b>matter</b> [1]. Labels *are* noisy [2][3].")
+    rendered = ui.render_answer("Graphs <b>matter</b> [1]. Labels *are* noisy [2][3].", turn=3)
 
-    assert '<a class="cite" href="#source-1">[1]</a>' in rendered
-    assert '<a class="cite" href="#source-3">[3]</a>' in rendered
+    assert '<a class="cite" href="#t3-source-1">[1]</a>' in rendered
+    assert '<a class="cite" href="#t3-source-3">[3]</a>' in rendered
     assert "<b>" not in rendered
     assert r"\*are\*" in rendered  # literal asterisks, not Markdown emphasis
 
@@ -572,7 +690,7 @@ def test_a_which_papers_answer_keeps_one_line_per_paper() -> None:
     rendered = ui.render_answer("- Ju et al. denoise labels [1].\n- Li et al. adapt graphs [2].")
 
     assert rendered.splitlines()[1].startswith("- Li et al.")
-    assert '<a class="cite" href="#source-2">[2]</a>' in rendered
+    assert '<a class="cite" href="#t0-source-2">[2]</a>' in rendered
 
 
 def test_a_question_without_a_topic_shows_no_empty_sources_panel(

@@ -1,0 +1,89 @@
+"""Every answer's `[n]` in a real browser (Debian's Chromium via Playwright): a click shows
+that answer's source cards, also after later answers replaced them in the panel."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from rag import api
+from tests.faces.test_browser import ANSWER_TIMEOUT_MS, LLM_QUESTION, PHONE, QUESTION
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Locator, Page
+
+    from tests.ui_server import Served
+
+pytestmark = pytest.mark.browser
+
+DESKTOP = {"width": 1280, "height": 800}
+THIRD = "Which papers study the fairness of machine learning models?"
+
+
+def first_paper(served: Served, question: str) -> str:
+    """Return the citation key of the paper the answer to `question` cites as [1]."""
+    answer = api.ask(question, index=served.index, settings=served.index.settings)
+    return answer.citations[0].hit.paper.citation_key
+
+
+def ask(page: Page, question: str, turn: int) -> None:
+    """Ask `question`, the chat's question `turn` (0 the first), and wait for its cards."""
+    from playwright.sync_api import expect
+
+    box = page.locator("#question textarea")
+    box.fill(question)
+    box.press("Enter")
+    expect(page.locator(f"#t{turn}-source-1")).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    expect(box).to_be_enabled(timeout=ANSWER_TIMEOUT_MS)
+
+
+def shown_heading(page: Page) -> Locator:
+    """The heading of the source cards the panel shows: the question they are for."""
+    return page.locator("#sources .sources-for:visible")
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_an_earlier_answers_number_shows_that_answers_card(
+    browser: Browser, served: Served, size: dict[str, int]
+) -> None:
+    from playwright.sync_api import expect
+
+    phone = size == PHONE
+    page = browser.new_page(viewport=size, is_mobile=phone, has_touch=phone)
+    page.goto(served.url, wait_until="domcontentloaded")
+    papers = [first_paper(served, q) for q in (QUESTION, LLM_QUESTION)]
+    assert papers[0] != papers[1]
+    ask(page, QUESTION, 0)
+    ask(page, LLM_QUESTION, 1)
+    answers = page.locator("#chat [data-testid='bot']")
+    earlier, latest = page.locator("#t0-source-1"), page.locator("#t1-source-1")
+    expect(earlier).to_be_hidden()  # the panel shows the latest answer's cards
+
+    def follow(answer: Locator, card: Locator) -> None:
+        """Click (tap) `answer`'s [1] and check its card is shown as a latest answer's is."""
+        link = answer.locator("a.cite", has_text="[1]").first
+        link.tap() if phone else link.click()
+        # Its head on the screen, and on a phone the abstract opened at the quoted sentence.
+        expect(card.locator(".card-head")).to_be_in_viewport(ratio=1)
+        expect(card.locator("mark")).to_be_in_viewport(ratio=0.5)
+        expect(card).to_have_class(re.compile(r"\bflash\b"))
+
+    follow(answers.first, earlier)
+    expect(earlier).to_contain_text(papers[0])
+    expect(shown_heading(page)).to_have_text(f"for “{QUESTION}”")
+    expect(latest).to_be_hidden()
+
+    follow(answers.last, latest)
+    expect(latest).to_contain_text(papers[1])
+    expect(shown_heading(page)).to_have_text(f"for “{LLM_QUESTION}”")
+    expect(earlier).to_be_hidden()
+
+    # Looking at the first answer's cards, a new answer brings its own.
+    follow(answers.first, earlier)
+    ask(page, THIRD, 2)
+    expect(shown_heading(page)).to_have_text(f"for “{THIRD}”")
+    expect(earlier).to_be_hidden()
+    assert len(page.context.pages) == 1, "a citation link opened another tab"
+    page.close()
