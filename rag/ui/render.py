@@ -237,6 +237,11 @@ def _bibtex_control(paper: Paper) -> str:
     )
 
 
+def _cites(answer: Answer) -> bool:
+    """True when `answer` links to cards of its own (an abstention's nearest papers are not)."""
+    return not answer.abstained and bool(answer.citations)
+
+
 def render_cards(answer: Answer, *, turn: int = 0, shown: bool = True) -> str:
     """Return the source panel's section for one answer: cited papers, or the nearest ones on
     abstaining, headed by its question.
@@ -253,7 +258,7 @@ def render_cards(answer: Answer, *, turn: int = 0, shown: bool = True) -> str:
     elif answer.abstained:
         cards = "".join(render_card(hit, turn=turn) for hit in answer.nearest)
         body = _headed("Nearest papers, none close enough to answer", answer, cards)
-    elif not answer.citations:  # no topic to look up, or a language the models cannot read
+    elif not _cites(answer):  # no topic to look up, or a language the models cannot read
         body = '<div class="sources-empty">This answer cites no paper.</div>'
     else:
         cards = "".join(
@@ -279,7 +284,8 @@ _WAITING = (
 
 def render_panel(answers: Sequence[Answer], *, waiting: bool = False) -> str:
     """Return the source panel of a chat: the latest answer's section shown, and hidden, the
-    sections of the earlier answers (of the last `KEPT_TURNS`), for their `[n]` links.
+    sections of the earlier answers whose `[n]` links point into them (of the last
+    `KEPT_TURNS` answers).
 
     Args:
         answers: the chat's answers, oldest first; answer k's links name turn k.
@@ -290,7 +296,7 @@ def render_panel(answers: Sequence[Answer], *, waiting: bool = False) -> str:
     parts = [
         render_cards(answer, turn=k, shown=False)
         for k, answer in enumerate(answers)
-        if first <= k != latest
+        if first <= k != latest and _cites(answer)
     ]
     parts.append(_WAITING)
     if latest is not None:

@@ -167,6 +167,14 @@ def test_while_an_answer_streams_the_earlier_cards_stay_unchanged(
     assert again == [(history, cards)]
 
 
+def test_an_earlier_abstention_keeps_no_cards(seed_index: Index, settings: Settings) -> None:
+    steps, _ = converse(seed_index, settings, [QUESTION, OFF_TOPIC, "graph fairness"])
+    _, cards = steps[-1]
+    # No [n] in the chat shows its nearest papers again: only the cited cards are kept.
+    assert sorted(sections(cards)) == [0, 2]
+    assert "Nearest papers" not in cards
+
+
 def test_without_the_earlier_answers_only_the_latest_links_to_cards(
     seed_index: Index, settings: Settings
 ) -> None:
