@@ -238,12 +238,7 @@ def gate(args: argparse.Namespace) -> None:
         terms = question_terms(index, q)
         decision = decide(index, q, hits, settings.min_relevance)
         whole = paper_choice.probabilities(paper_choice.features(index, q, hits, terms, decision))
-        side = np.zeros_like(whole)
-        for words in paper_choice.alternatives(q):
-            own = question_terms(index, words)
-            if own and len(own) < len(terms):
-                x = paper_choice.features(index, words, hits, own, decision)
-                side = np.maximum(side, paper_choice.probabilities(x))
+        side = paper_choice.alternative_probabilities(index, q, hits, terms, decision)
         alone = bool(len(whole)) and float(whole.max()) >= settings.answer_probability
         answers = decision.answerable or (
             alone and decision.probability >= paper_choice.LEAST_ANSWERABILITY_ALONE

@@ -180,14 +180,26 @@ def judge(
     of federated clients").
     """
     p = probabilities(features(index, question, hits, terms, decision))
-    best_alternative = np.zeros_like(p)
+    side = alternative_probabilities(index, question, hits, terms, decision)
+    p = np.where(p >= LEAST_FOR_ALTERNATIVE, np.maximum(p, side), p)
+    return [Judged(h, float(q)) for h, q in zip(hits, p, strict=True)]
+
+
+def alternative_probabilities(
+    index: Index,
+    question: str,
+    hits: Sequence[Hit],
+    terms: list[tuple[str, bool]],
+    decision: Decision,
+) -> np.ndarray:
+    """Each hit's best probability on one of the question's `alternatives`, judged on that
+    alternative's own words (0 without alternatives), as `judge` weighs it."""
+    best = np.zeros(len(hits))
     for words in alternatives(question):
         own = question_terms(index, words)
         if own and len(own) < len(terms):
-            side = probabilities(features(index, words, hits, own, decision))
-            best_alternative = np.maximum(best_alternative, side)
-    p = np.where(p >= LEAST_FOR_ALTERNATIVE, np.maximum(p, best_alternative), p)
-    return [Judged(h, float(q)) for h, q in zip(hits, p, strict=True)]
+            best = np.maximum(best, probabilities(features(index, words, hits, own, decision)))
+    return best
 
 
 def alternatives(question: str) -> list[str]:

@@ -330,6 +330,7 @@ def answer_stream(
                     condensed = asked_of(query, theirs, "context")
                     query = standalone = condensed.question
     decision = None
+    chance: dict[str, float] = {}  # the per-paper judgement's probabilities, where it was made
     outside = False  # the answer's papers are not among the previous answer's (a choice's)
     unaddressed = False  # a people question whose other words none of their papers is about
     if condensed.pick is not None:
@@ -362,7 +363,9 @@ def answer_stream(
         # when the collection signals say it has a paper on it (rag/answer/abstention.py), or
         # when one paper's own probability is high enough to answer alone.
         decision = own if own is not None else decide(index, query, hits, least)
-        relevant = _chosen_papers(index, query, hits, terms, decision, settings)
+        judged = paper_choice.judge(index, query, hits, terms, decision)
+        chance = {j.hit.paper.id: j.probability for j in judged}
+        relevant = _chosen_papers(hits, judged, decision, settings)
     # "What about the others?": judged as the set's question was, less the papers shown then.
     shown_before = {p.id for p in condensed.excluded}
     if shown_before:
@@ -436,12 +439,6 @@ def answer_stream(
         # vs PPO?": the paper on DPO, which BM25 finds and the sentence vectors do not), then
         # the rest, most relevant first (below the bar, an off-topic question's probabilities
         # follow the fused rank more than the words).
-        chance = (
-            {j.hit.paper.id: j.probability
-             for j in paper_choice.judge(index, query, hits, terms, decision)}
-            if decision is not None and hits
-            else {}
-        )  # fmt: skip
         bar = settings.paper_probability
         ordered = sorted(hits, key=lambda h: (-max(chance.get(h.paper.id, 0.0), bar), -h.relevance))
         nearest = tuple(
@@ -652,18 +649,15 @@ def _overview(
 
 
 def _chosen_papers(
-    index: Index,
-    query: str,
     hits: list[Hit],
-    terms: list[tuple[str, bool]],
+    judged: Sequence[paper_choice.Judged],
     decision: Decision,
     settings: Settings,
 ) -> list[Hit]:
-    """Return the retrieved papers that address `query` (whose terms are `terms`), most
-    probable first (none: abstain)."""
+    """Return the retrieved papers that address the question, most probable first (none:
+    abstain), from each one's probability (`judged`, in the order of `hits`)."""
     if not hits:
         return []
-    judged = paper_choice.judge(index, query, hits, terms, decision)
     best = max(j.probability for j in judged)
     alone = (
         best >= settings.answer_probability
@@ -681,9 +675,8 @@ def _answerable(index: Index, words: str, settings: Settings, filters: Filters |
         index, words, k=settings.top_k, retriever=settings.retriever, filters=filters, rescore=True
     )
     decision = decide(index, words, hits, settings.min_relevance)
-    return bool(
-        _chosen_papers(index, words, hits, question_terms(index, words), decision, settings)
-    )
+    judged = paper_choice.judge(index, words, hits, question_terms(index, words), decision)
+    return bool(_chosen_papers(hits, judged, decision, settings))
 
 
 def _theirs_first(
