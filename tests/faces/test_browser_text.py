@@ -40,3 +40,55 @@ def test_question_and_searched_line_read_as_typed(browser: Browser, served: Serv
     for text in (*users, searched):
         assert "&lt;" not in text and "&gt;" not in text and "&amp;" not in text, text
     page.close()
+
+
+# The contrast ratio (WCAG 2) of each element's text colour to the background it sits on (the
+# nearest ancestor's opaque background), by selector; absent selectors are left out.
+CONTRASTS = """(selectors) => {
+  const channel = (v) => {
+    v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = (color) => {
+    const [r, g, b] = color.match(/[\\d.]+/g).map(Number);
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  };
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const color = getComputedStyle(el).backgroundColor;
+      if (!/^rgba\\(.*, 0\\)$/.test(color) && color !== "transparent") return color;
+    }
+    return "rgb(255, 255, 255)";
+  };
+  const ratios = {};
+  for (const selector of selectors) {
+    const el = document.querySelector(selector);
+    if (!el) continue;
+    const [a, b] = [luminance(getComputedStyle(el).color), luminance(background(el))];
+    ratios[selector] = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  }
+  return ratios;
+}"""
+# The page's secondary text: the intro, the sidebar's hint, what a follow-up searched, and the
+# source cards' question line, metadata and "derived label" mark.
+SECONDARY = [
+    "#intro p",
+    ".hint p",
+    "#chat .searched",
+    ".sources-for",
+    ".card-meta",
+    ".card-head .derived",
+]
+AA_RATIO = 4.5  # WCAG AA for text under 18 pt
+
+
+def test_secondary_text_is_readable_on_its_background(browser: Browser, served: Served) -> None:
+    page = open_desktop(browser, served)
+    ask(page, QUESTION)
+    ask(page, TYPED_FOLLOW_UP)
+
+    ratios = page.evaluate(CONTRASTS, SECONDARY)
+    assert set(ratios) == set(SECONDARY), ratios
+    faint = {selector: round(r, 2) for selector, r in ratios.items() if r < AA_RATIO}
+    assert not faint, f"text under {AA_RATIO}:1 contrast: {faint}"
+    page.close()
