@@ -226,6 +226,15 @@ JS = """
       followEnd(log);
     });
   }).observe(document.body, { childList: true, subtree: true });
+  // The question box is disabled while an answer is made, which drops its focus: once it takes
+  // input again it gets it back, so a follow-up is typed at once. Not on touch screens, where
+  // focus raises the keyboard over the new answer, nor when the reader focused something else.
+  const touch = window.matchMedia("(pointer: coarse)");
+  new MutationObserver((records) => {
+    const box = records.map((r) => r.target).find((t) => t.matches("#question textarea"));
+    const away = !document.activeElement || document.activeElement === document.body;
+    if (box && !box.disabled && away && !touch.matches) box.focus();
+  }).observe(document.body, { attributes: true, attributeFilter: ["disabled"], subtree: true });
   // Gradio names each chat message (aria-label) by its raw content, so a screen reader read
   // out our HTML and Markdown escapes ("<a class=...", "\\[1\\]", "&amp;"): the name is the
   // text the page shows. Gradio sets it again only when the message changes.
