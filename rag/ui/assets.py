@@ -100,6 +100,11 @@ CSS = """
   animation: rag-spin 0.8s linear infinite; vertical-align: middle;
 }
 @keyframes rag-spin { to { transform: rotate(360deg); } }
+/* Gradio hides the footer's "Use via API" up to 640 px but not the "·" after it, which was
+   left alone before "Settings": the dot is drawn by the link, and goes with it. (Not a media
+   rule: Gradio scopes those to the page's content, which the footer is not part of.) */
+footer .show-api ~ .divider { display: none; }
+footer .show-api::after { content: "·"; margin: 0 var(--size-2) 0 var(--size-1); }
 /* Phones: the sidebar overlays the whole page, so the page script closes it at first and
    when the window narrows; its toggle stays inside the screen when it is open. */
 @media (max-width: 768px) {

@@ -205,3 +205,15 @@ def test_phone_sidebar_toggle_is_whole_on_the_screen(browser: Browser, served: S
     assert box["x"] >= 2 and box["x"] + box["width"] <= tab["x"], (box, tab)
     assert toggle.evaluate("(t) => parseFloat(getComputedStyle(t).borderLeftWidth)") >= 1
     page.close()
+
+
+def test_phone_footer_has_no_stray_separator(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(served.url, wait_until="domcontentloaded")
+    footer = page.locator("footer")
+    expect(footer).to_contain_text("Settings")
+    # Gradio hides "Use via API" on phones but not the "·" after it.
+    assert " ".join(footer.inner_text().split()).startswith("Settings"), footer.inner_text()
+    page.close()
