@@ -89,6 +89,22 @@ CSS = """
 #chat .message.bot:has(.turn-error) {
   border-left: 4px solid #dc2626 !important; background: #fef2f2 !important;
 }
+/* Dark mode (Gradio follows the system's setting): the light backgrounds above left the
+   theme's light text on them, an abstention white on near-white. One selector a rule: Gradio
+   rewrites only the first ".dark" of a rule. */
+.dark #chat .message.bot:has(.turn-abstained) {
+  border-left-color: #64748b !important; background: #1e293b !important;
+}
+.dark #chat .message.bot:has(.turn-error) { background: #450a0a !important; }
+.dark .turn-abstained { color: #cbd5e1; }
+.dark .turn-fallback { color: #fbbf24; }
+.dark .turn-note { color: #fbbf24; }
+.dark .turn-error { color: #fca5a5; }
+.dark .card-abstract .role-tag { color: #fbbf24; border-color: #b45309; }
+.dark .ingest-result .bad { color: #fca5a5; }
+.dark .ingest-result .bad li { color: #fca5a5; }
+.dark .ingest-result .skipped { color: #fbbf24; }
+.dark .ingest-result .skipped li { color: #fbbf24; }
 /* Gradio draws the chat's "↓" button on its top layer (z-index 2147480000), above the open
    sidebar (1001) that covers the page below 768 px; above the chat's own layers is enough. */
 #chat .scroll-down-button-container { z-index: var(--layer-5); }

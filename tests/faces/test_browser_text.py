@@ -1,7 +1,8 @@
 """The chat's text as a reader sees it in a real browser (Debian's Chromium via Playwright).
 
 What a new user met: a question with "<" or ">" (a bound, "p < 0.05") shown back with
-"&lt;" in it, and grey text too faint to read on the page's white.
+"&lt;" in it, grey text too faint to read on the page's white, and, with the system set to
+dark, an abstention's text white on a near-white bubble.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.faces.test_browser import QUESTION
+from tests.faces.test_browser import OFF_TOPIC, QUESTION
 from tests.faces.test_browser_layout import ask, open_desktop
 
 if TYPE_CHECKING:
@@ -91,4 +92,31 @@ def test_secondary_text_is_readable_on_its_background(browser: Browser, served: 
     assert set(ratios) == set(SECONDARY), ratios
     faint = {selector: round(r, 2) for selector, r in ratios.items() if r < AA_RATIO}
     assert not faint, f"text under {AA_RATIO}:1 contrast: {faint}"
+    page.close()
+
+
+# Dark mode (the system's setting, which Gradio follows): what carries a colour of its own.
+DARK_TEXT = [
+    "#chat .message.bot:has(.turn-abstained) [data-testid='bot']",
+    "#chat .turn-abstained",
+    "#chat .message.bot:has(.turn-error) [data-testid='bot']",
+    "#chat .turn-error",
+    ".card-abstract .role-tag",
+    ".card-abstract mark",
+]
+
+
+def test_dark_mode_keeps_every_turn_and_tag_readable(browser: Browser, served: Served) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    page.goto(served.url, wait_until="domcontentloaded")
+    page.wait_for_selector("#question textarea", state="visible")
+    ask(page, QUESTION)  # cards with a tagged, highlighted sentence
+    ask(page, OFF_TOPIC)  # an abstention
+    page.locator("#settings [placeholder='e.g. Wei Ju']").fill("Nobody Byname")
+    ask(page, QUESTION)  # an error: no paper matches the author filter
+
+    ratios = page.evaluate(CONTRASTS, DARK_TEXT)
+    assert set(ratios) == set(DARK_TEXT), ratios
+    faint = {selector: round(r, 2) for selector, r in ratios.items() if r < AA_RATIO}
+    assert not faint, f"text under {AA_RATIO}:1 contrast in dark mode: {faint}"
     page.close()
