@@ -124,7 +124,12 @@ footer .show-api::after { content: "·"; margin: 0 var(--size-2) 0 var(--size-1)
 /* Phones: the sidebar overlays the whole page, so the page script closes it at first and
    when the window narrows; its toggle stays inside the screen when it is open. */
 @media (max-width: 768px) {
-  .sidebar.open .toggle-button { right: 8px !important; }
+  /* Open, its toggle sits 8 px from the screen's edge, where Gradio's tab shape (one side
+     square and unbordered, made to join the sidebar's edge) read as a shape cut off. */
+  .sidebar.open .toggle-button {
+    right: 8px !important; border-radius: var(--size-8) !important;
+    border-left: 1px solid var(--border-color-primary) !important;
+  }
   /* Closed, Gradio draws it as a tab stuck to the screen's edge, which on a phone read as a
      half circle cut off: a whole outlined pill in the 32 px left of the tabs. */
   #settings:not(.open) .toggle-button {
