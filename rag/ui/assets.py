@@ -89,6 +89,22 @@ CSS = """
 #chat .message.bot:has(.turn-error) {
   border-left: 4px solid #dc2626 !important; background: #fef2f2 !important;
 }
+/* Dark mode (Gradio follows the system's setting): the light backgrounds above left the
+   theme's light text on them, an abstention white on near-white. One selector a rule: Gradio
+   rewrites only the first ".dark" of a rule. */
+.dark #chat .message.bot:has(.turn-abstained) {
+  border-left-color: #64748b !important; background: #1e293b !important;
+}
+.dark #chat .message.bot:has(.turn-error) { background: #450a0a !important; }
+.dark .turn-abstained { color: #cbd5e1; }
+.dark .turn-fallback { color: #fbbf24; }
+.dark .turn-note { color: #fbbf24; }
+.dark .turn-error { color: #fca5a5; }
+.dark .card-abstract .role-tag { color: #fbbf24; border-color: #b45309; }
+.dark .ingest-result .bad { color: #fca5a5; }
+.dark .ingest-result .bad li { color: #fca5a5; }
+.dark .ingest-result .skipped { color: #fbbf24; }
+.dark .ingest-result .skipped li { color: #fbbf24; }
 /* Gradio draws the chat's "↓" button on its top layer (z-index 2147480000), above the open
    sidebar (1001) that covers the page below 768 px; above the chat's own layers is enough. */
 #chat .scroll-down-button-container { z-index: var(--layer-5); }
@@ -100,10 +116,20 @@ CSS = """
   animation: rag-spin 0.8s linear infinite; vertical-align: middle;
 }
 @keyframes rag-spin { to { transform: rotate(360deg); } }
+/* Gradio hides the footer's "Use via API" up to 640 px but not the "·" after it, which was
+   left alone before "Settings": the dot is drawn by the link, and goes with it. (Not a media
+   rule: Gradio scopes those to the page's content, which the footer is not part of.) */
+footer .show-api ~ .divider { display: none; }
+footer .show-api::after { content: "·"; margin: 0 var(--size-2) 0 var(--size-1); }
 /* Phones: the sidebar overlays the whole page, so the page script closes it at first and
    when the window narrows; its toggle stays inside the screen when it is open. */
 @media (max-width: 768px) {
-  .sidebar.open .toggle-button { right: 8px !important; }
+  /* Open, its toggle sits 8 px from the screen's edge, where Gradio's tab shape (one side
+     square and unbordered, made to join the sidebar's edge) read as a shape cut off. */
+  .sidebar.open .toggle-button {
+    right: 8px !important; border-radius: var(--size-8) !important;
+    border-left: 1px solid var(--border-color-primary) !important;
+  }
   /* Closed, Gradio draws it as a tab stuck to the screen's edge, which on a phone read as a
      half circle cut off: a whole outlined pill in the 32 px left of the tabs. */
   #settings:not(.open) .toggle-button {
@@ -226,6 +252,15 @@ JS = """
       followEnd(log);
     });
   }).observe(document.body, { childList: true, subtree: true });
+  // The question box is disabled while an answer is made, which drops its focus: once it takes
+  // input again it gets it back, so a follow-up is typed at once. Not on touch screens, where
+  // focus raises the keyboard over the new answer, nor when the reader focused something else.
+  const touch = window.matchMedia("(pointer: coarse)");
+  new MutationObserver((records) => {
+    const box = records.map((r) => r.target).find((t) => t.matches("#question textarea"));
+    const away = !document.activeElement || document.activeElement === document.body;
+    if (box && !box.disabled && away && !touch.matches) box.focus();
+  }).observe(document.body, { attributes: true, attributeFilter: ["disabled"], subtree: true });
   // Gradio names each chat message (aria-label) by its raw content, so a screen reader read
   // out our HTML and Markdown escapes ("<a class=...", "\\[1\\]", "&amp;"): the name is the
   // text the page shows. Gradio sets it again only when the message changes.

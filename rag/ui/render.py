@@ -27,8 +27,10 @@ _LINK = re.compile(r'<a class="cite" href="#t(\d+)-source-(\d+)">\[\d+\]</a>')
 # 4 kB (abstract, BibTeX): 10 cited answers of the seeds made 89 kB, so 20 keep it near 200 kB
 # where a long session would grow it without bound.
 KEPT_TURNS = 20
-# Markdown and KaTeX would otherwise reinterpret these characters in answer text.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~$])")
+# Markdown and KaTeX would otherwise reinterpret these characters in answer text. "<" and ">"
+# are not among them: `html.escape` makes them entities, and a backslash before an entity is
+# Markdown's escaped "&": a question's "p < 0.05" showed as "p &lt; 0.05".
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]#|~$])")
 # Shown at once after Enter, until the first checked sentence replaces it.
 PENDING = "Searching the papers and writing the answer…"
 

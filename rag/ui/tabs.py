@@ -315,6 +315,10 @@ def conversation_markdown(turns: Sequence[Answer]) -> str:
                 for c in answer.citations
             )
             out.append(f"**References**\n\n{refs}")
+        elif answer.abstained and answer.nearest:
+            # The answer says they are "listed below": the chat shows them as cards.
+            near = api.export([hit.paper for hit in answer.nearest], "markdown")
+            out.append(f"**Nearest papers**, none close enough to answer\n\n{near}")
     return "\n".join(out)
 
 

@@ -205,3 +205,42 @@ def test_phone_sidebar_toggle_is_whole_on_the_screen(browser: Browser, served: S
     assert box["x"] >= 2 and box["x"] + box["width"] <= tab["x"], (box, tab)
     assert toggle.evaluate("(t) => parseFloat(getComputedStyle(t).borderLeftWidth)") >= 1
     page.close()
+
+
+def test_phone_footer_has_no_stray_separator(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(served.url, wait_until="domcontentloaded")
+    footer = page.locator("footer")
+    expect(footer).to_contain_text("Settings")
+    # Gradio hides "Use via API" on phones but not the "·" after it.
+    assert " ".join(footer.inner_text().split()).startswith("Settings"), footer.inner_text()
+    page.close()
+
+
+# Every side's border width and every corner's radius of an element, in px.
+OUTLINE = """(t) => { const s = getComputedStyle(t); return [
+  ...["Top", "Right", "Bottom", "Left"].map((side) => parseFloat(s[`border${side}Width`])),
+  ...["TopLeft", "TopRight", "BottomRight", "BottomLeft"].map(
+    (corner) => parseFloat(s[`border${corner}Radius`])),
+]; }"""
+
+
+def test_phone_open_sidebar_toggle_is_a_whole_pill(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(served.url, wait_until="domcontentloaded")
+    sidebar = page.locator("#settings")
+    expect(sidebar).not_to_have_class(OPEN)
+    page.wait_for_function(SETTLED)
+    toggle = sidebar.locator(".toggle-button")
+    toggle.tap()
+    expect(sidebar).to_have_class(OPEN)
+    page.wait_for_function(SETTLED)
+    # Open, it sits 8 px from the screen's edge: a side left open read as a shape cut off.
+    *borders, top_left, top_right, bottom_right, bottom_left = toggle.evaluate(OUTLINE)
+    assert all(width >= 1 for width in borders), borders
+    assert top_left == top_right == bottom_right == bottom_left > 0, (top_left, top_right)
+    page.close()

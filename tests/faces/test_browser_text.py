@@ -1,0 +1,122 @@
+"""The chat's text as a reader sees it in a real browser (Debian's Chromium via Playwright).
+
+What a new user met: a question with "<" or ">" (a bound, "p < 0.05") shown back with
+"&lt;" in it, grey text too faint to read on the page's white, and, with the system set to
+dark, an abstention's text white on a near-white bubble.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.faces.test_browser import OFF_TOPIC, QUESTION
+from tests.faces.test_browser_layout import ask, open_desktop
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+    from tests.ui_server import Served
+
+pytestmark = pytest.mark.browser
+
+# Comparison signs, an ampersand and Markdown's characters: each must read as typed.
+TYPED = "Which graph methods keep accuracy > 90% when p < 0.05 & labels *are* noisy?"
+# A follow-up rewritten with the chat's earlier turns, so that it says what was searched.
+TYPED_FOLLOW_UP = "what dataset did the second one use with < 5% noise?"
+
+
+def test_question_and_searched_line_read_as_typed(browser: Browser, served: Served) -> None:
+    page = open_desktop(browser, served)
+    ask(page, TYPED)
+    ask(page, QUESTION)
+    ask(page, TYPED_FOLLOW_UP)
+
+    bubbles = page.locator("#chat [data-testid='user']").all_inner_texts()
+    users = [" ".join(u.split()) for u in bubbles]
+    assert users == [TYPED, QUESTION, TYPED_FOLLOW_UP], users
+    searched = page.locator("#chat .searched").last.inner_text()
+    assert "< 5%" in searched, searched
+    for text in (*users, searched):
+        assert "&lt;" not in text and "&gt;" not in text and "&amp;" not in text, text
+    page.close()
+
+
+# The contrast ratio (WCAG 2) of each element's text colour to the background it sits on (the
+# nearest ancestor's opaque background), by selector; absent selectors are left out.
+CONTRASTS = """(selectors) => {
+  const channel = (v) => {
+    v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = (color) => {
+    const [r, g, b] = color.match(/[\\d.]+/g).map(Number);
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  };
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const color = getComputedStyle(el).backgroundColor;
+      if (!/^rgba\\(.*, 0\\)$/.test(color) && color !== "transparent") return color;
+    }
+    return "rgb(255, 255, 255)";
+  };
+  const ratios = {};
+  for (const selector of selectors) {
+    const el = document.querySelector(selector);
+    if (!el) continue;
+    const [a, b] = [luminance(getComputedStyle(el).color), luminance(background(el))];
+    ratios[selector] = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  }
+  return ratios;
+}"""
+# The page's secondary text: the intro, the sidebar's hint, what a follow-up searched, and the
+# source cards' question line, metadata and "derived label" mark.
+SECONDARY = [
+    "#intro p",
+    ".hint p",
+    "#chat .searched",
+    ".sources-for",
+    ".card-meta",
+    ".card-head .derived",
+]
+AA_RATIO = 4.5  # WCAG AA for text under 18 pt
+
+
+def test_secondary_text_is_readable_on_its_background(browser: Browser, served: Served) -> None:
+    page = open_desktop(browser, served)
+    ask(page, QUESTION)
+    ask(page, TYPED_FOLLOW_UP)
+
+    ratios = page.evaluate(CONTRASTS, SECONDARY)
+    assert set(ratios) == set(SECONDARY), ratios
+    faint = {selector: round(r, 2) for selector, r in ratios.items() if r < AA_RATIO}
+    assert not faint, f"text under {AA_RATIO}:1 contrast: {faint}"
+    page.close()
+
+
+# Dark mode (the system's setting, which Gradio follows): what carries a colour of its own.
+DARK_TEXT = [
+    "#chat .message.bot:has(.turn-abstained) [data-testid='bot']",
+    "#chat .turn-abstained",
+    "#chat .message.bot:has(.turn-error) [data-testid='bot']",
+    "#chat .turn-error",
+    ".card-abstract .role-tag",
+    ".card-abstract mark",
+]
+
+
+def test_dark_mode_keeps_every_turn_and_tag_readable(browser: Browser, served: Served) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 800}, color_scheme="dark")
+    page.goto(served.url, wait_until="domcontentloaded")
+    page.wait_for_selector("#question textarea", state="visible")
+    ask(page, QUESTION)  # cards with a tagged, highlighted sentence
+    ask(page, OFF_TOPIC)  # an abstention
+    page.locator("#settings [placeholder='e.g. Wei Ju']").fill("Nobody Byname")
+    ask(page, QUESTION)  # an error: no paper matches the author filter
+
+    ratios = page.evaluate(CONTRASTS, DARK_TEXT)
+    assert set(ratios) == set(DARK_TEXT), ratios
+    faint = {selector: round(r, 2) for selector, r in ratios.items() if r < AA_RATIO}
+    assert not faint, f"text under {AA_RATIO}:1 contrast in dark mode: {faint}"
+    page.close()
