@@ -802,16 +802,24 @@ def _join(first: str | None, second: str) -> str:
 
 
 def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:
-    """Return a pattern for a sentence that starts like a source line: "[1] Ju et al.: ", or
-    with the paper's method name: "ICGNN: "."""
+    """Return a pattern for a sentence that starts like a source line: "[1] Ju et al.: ", with
+    the paper's method name: "ICGNN: ", or with a dash for the colon, as SmolLM2 writes it:
+    "Guan et al. — Finally, we incorporate ..." (then made "Guan et al. — finally, Guan et al.
+    incorporate ...")."""
     labels = sorted(
         {ev.hit.paper.label for ev in evidence if ev.hit.paper.label}
+        | {who for ev in evidence if (who := _authors_of(ev.hit.paper))}  # "Guan et al. — ..."
+        | {who for ev in evidence if (who := speaker(ev.hit.paper)[0])}  # "Ju et al. (ICGNN)"
         | {m for ev in evidence if (m := method_name(ev.hit.paper.abstract))},  # "ICGNN: ..."
         key=len,
     )
     names = "|".join(re.escape(label) for label in reversed(labels))
     name = rf"(?:{names}|source\s*\d+)" if names else r"source\s*\d+"
-    return re.compile(rf"^\s*(?:\[\d+\]\s*)?{name}\s*:\s*", re.IGNORECASE)
+    return re.compile(rf"^\s*(?:\[\d+\]\s*)?{name}\s*(?::|[\u2014\u2013]|\s-\s)\s*", re.IGNORECASE)
+
+
+def _authors_of(paper: Paper) -> str:
+    return author_phrase(paper.authors, paper.authors_truncated)
 
 
 def _source_of(index: Index, text: str) -> Paper | None:
@@ -845,7 +853,7 @@ def _says_whose(paper: Paper, text: str) -> bool:
 
 
 def _starts_with_authors(paper: Paper, text: str) -> bool:
-    who = author_phrase(paper.authors, paper.authors_truncated)
+    who = _authors_of(paper)
     return bool(who) and text.startswith(who)
 
 

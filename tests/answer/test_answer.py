@@ -230,6 +230,8 @@ def test_copied_instructions_and_example_are_never_shown(
     "reply",
     [
         f"[1] Ju et al. — ICGNN: {ICGNN_SENTENCE}.",  # the source line's label, copied
+        f"Ju et al. — {ICGNN_SENTENCE} [{{Ju}}].",  # the label with a dash for its colon
+        f"ICGNN \u2013 {ICGNN_SENTENCE} [{{Ju}}].",  # an en dash
         # SmolLM2 ended a copied sentence with '."' although the abstract quotes nothing.
         f'{ICGNN_SENTENCE}." [{{Ju}}].',
     ],
