@@ -109,6 +109,9 @@ def _show(session: str, position: int, question: str, answer: Any) -> None:
     searched = f" -> searched {answer.standalone!r}" if answer.standalone else ""
     cited = [c.hit.paper.authors[0] if c.hit.paper.authors else "" for c in answer.citations]
     got = "abstained" if answer.abstained else f"cited {cited}"
+    shown = [s for s in answer.sentences if s.get("shown") and not s.get("note")]
+    if shown and answer.backend != "extractive":  # whose sentence heads it: the model's or quoted
+        got += " (model first)" if shown[0].get("reason") != "quoted" else " (quoted first)"
     print(f"  {session}.{position + 1} {question!r}{searched}: {got}", flush=True)
 
 

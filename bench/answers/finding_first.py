@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/answers/finding_first.py scifact TAG --index DIR [--part held_out]
     .venv/bin/python bench/answers/finding_first.py seeds TAG --index DIR [--split heldout]
-        [--questions bench/data/quantity_questions.jsonl]
+        [--questions bench/data/quantity_questions.jsonl] [--backend local]
     .venv/bin/python bench/answers/finding_first.py lists TAG --index DIR [--split heldout]
     .venv/bin/python bench/answers/finding_first.py followups TAG --index DIR [--split heldout]
     .venv/bin/python bench/answers/finding_first.py report
@@ -15,7 +15,8 @@ with evidence), and the cite match (the sentence shown for a labelled paper) is 
 parts are those of `bench/citations/stance_data.py` (fit / calib / held_out by a hash of the id):
 `tune` is fit + calib, where the sentence choice is fitted; `held_out` is only reported.
 
-`seeds`: bench/data/role_questions.jsonl over the seed index: the answer's line for the labelled
+`seeds`: bench/data/role_questions.jsonl over the seed index (`--backend local`: answered by the
+bundled model, whose sentences are checked; else extractive): the answer's line for the labelled
 paper (the first sentence citing it; in a list, that paper's line) is the labelled `want`
 sentence (or an `also_ok` one), per kind (finding / definition / motivation). `--questions`
 scores another set of that form instead (bench/data/quantity_questions.jsonl: questions after
@@ -180,7 +181,8 @@ def seeds(args: argparse.Namespace) -> dict[str, Any]:
         if args.split != "all" and q["split"] != args.split:
             continue
         q.setdefault("kind", "finding")
-        answer = api.ask(q["q"], index=index, settings=settings, backend=None)
+        backend = None if args.backend == "extractive" else args.backend
+        answer = api.ask(q["q"], index=index, settings=settings, backend=backend)
         text, _ = first_line(answer, q["paper"])
         paper = by_author[q["paper"]]
         wanted = [q["want"], *q["also_ok"]]
@@ -199,7 +201,8 @@ def seeds(args: argparse.Namespace) -> dict[str, Any]:
         )
     kinds = sorted({r["kind"] for r in rows})
     return {
-        "set": f"{path.stem if args.questions else 'seeds'}:{args.split}",
+        "set": f"{path.stem if args.questions else 'seeds'}:{args.split}"
+        + ("" if args.backend == "extractive" else f" ({args.backend})"),
         "asked": len(rows),
         "wanted_first": share(sum(r["ok"] for r in rows), len(rows)),
         **{
@@ -480,6 +483,12 @@ def main() -> None:
         p.add_argument("--split", default="heldout", choices=("fit", "heldout", "all"))
         p.add_argument("--limit", type=int, default=0)
         p.add_argument("--questions", default="", help="seeds: another set of role_questions' form")
+        p.add_argument(
+            "--backend",
+            default="extractive",
+            choices=("extractive", "local"),
+            help="seeds: who writes the answer (local: the bundled SmolLM2, a few seconds each)",
+        )
         p.set_defaults(fn=fn)
     sub.add_parser("report").set_defaults(fn=report)
     args = parser.parse_args()
