@@ -96,6 +96,10 @@ NO_SUPPORTED_SENTENCE = (
     "The model's answer was not supported by the papers it cited, so here are the most "
     "relevant sentences from the papers instead."
 )
+MODEL_OFF_QUESTION = (
+    "The model's answer did not state what the papers say on this question, so here are the "
+    "most relevant sentences from the papers instead."
+)
 
 # Stance judged by an LLM (rag/stance/llm_judge.py, `stance = "llm"`): one label and the sentence.
 STANCE_SYSTEM = (

@@ -468,6 +468,9 @@ def answer_stream(
 
     labels = _label_prefix(evidence)
 
+    # A model that copies a prompt sentence (`LocalBackend.copies_sources`) must copy the right one.
+    copies = bool(getattr(backend, "copies_sources", False))
+
     def check(sentence: str) -> CheckedSentence:
         # Tiny models copy the source line's "Label:" prefix; the claim is what follows it.
         return checker.check(labels.sub("", sentence, count=1))
@@ -484,8 +487,16 @@ def answer_stream(
             # (shown with that sentence) comes from the composer instead.
             render.reject(checked, "points_back")
             return
-        if not render.follows(checked):  # a second sentence on the same paper goes on its line
-            checked = _labelled(checked, render.by_source)
+        if checked.supported and not render.follows(checked):
+            if copies and not _rests_on_first_choice(checked, render.by_source):
+                # "What predicts failures of ASMC?" got "Wang et al. propose ASMC, a parallel
+                # particle inference method ...": SmolLM2 copied the paper's second sentence
+                # in the prompt, given as context, where its first (the fitted sentence
+                # choice's) says what predicts the failures. A paper's line opens with what
+                # the choice puts first; the second may follow it.
+                render.reject(checked, "second_choice")
+                return
+            checked = _labelled(checked, render.by_source)  # a second sentence goes on its line
         piece = render.add(checked, bullet)
         if piece is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
@@ -521,7 +532,7 @@ def answer_stream(
             if close is not None:
                 close()  # frees the local model's lock when we stop early
         if render.supported == 0 and not failed:
-            notice = _join(notice, prompts.NO_SUPPORTED_SENTENCE)
+            notice = _join(notice, _fallback_notice(render.sentences))
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
         composed = compose(
@@ -762,6 +773,15 @@ def _made_standalone(
     return checked if again is None else replace(again, attributed=checked.attributed)
 
 
+def _rests_on_first_choice(checked: CheckedSentence, by_source: dict[int, Evidence]) -> bool:
+    """Whether a model sentence on one paper rests on that paper's first sentence in the prompt
+    (`Evidence.best_sentence`, the fitted sentence choice's for the question): the check's
+    best-supporting sentence is it. A sentence on several papers is not judged here."""
+    if len(checked.sources) != 1 or checked.sources[0] not in by_source or not checked.evidence:
+        return True
+    return checked.evidence[0] == by_source[checked.sources[0]].best_sentence
+
+
 def _labelled(checked: CheckedSentence, by_source: dict[int, Evidence]) -> CheckedSentence:
     """A model sentence of one source that does not say whose it is ("Experiments on benchmark
     datasets show the superiority of our approach [1].") with the paper's label first, as the
@@ -773,6 +793,14 @@ def _labelled(checked: CheckedSentence, by_source: dict[int, Evidence]) -> Check
     if not who or _says_whose(paper, checked.text):
         return checked
     return replace(checked, text=f"{who}: {checked.text}")
+
+
+def _fallback_notice(records: Sequence[dict[str, Any]]) -> str:
+    """Why no sentence of the model's is shown: one its papers did not support, or only
+    supported ones that did not answer the question (off it, or not the papers' first choice)."""
+    if any(not r["supported"] for r in records):
+        return prompts.NO_SUPPORTED_SENTENCE
+    return prompts.MODEL_OFF_QUESTION
 
 
 def _closing_quote_kept_if_opened(text: str) -> str:

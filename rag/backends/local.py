@@ -145,6 +145,10 @@ class LocalBackend:
     """Answer with a GGUF chat model run in this process by llama.cpp."""
 
     name = "local"
+    # A model this small copies one of a paper's prompt sentences rather than writing a
+    # synthesis of them: which one it copies is left to chance, so the answer checks that a
+    # paper's line opens with the one the sentence choice put first (`rag.answer.pipeline`).
+    copies_sources = True
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings

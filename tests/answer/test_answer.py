@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from rag import prompts
+from rag.answer import pipeline
 from rag.answer.discourse import standalone
+from rag.answer.evidence import Evidence
 from rag.answer.pipeline import Answer, answer, answer_stream
 from rag.backends.base import Prompt
 from rag.errors import BackendError
@@ -372,3 +374,53 @@ def test_a_copied_model_sentence_says_whose_it_is(real_seed_index: Index) -> Non
     assert result.answer.startswith(f"Ju et al. (ICGNN): {ICGNN_FINDING} [1]."), result.answer
     # The second sentence on the same paper goes on its line, not under the label again.
     assert result.answer.count("Ju et al. (ICGNN):") == 1, result.answer
+
+
+class _CopiesOnePromptSentence(FakeLLM):
+    """SmolLM2's habit (`LocalBackend.copies_sources`): it copies one of a paper's sentences
+    in the prompt, whichever, with its number."""
+
+    copies_sources = True
+
+    def __init__(self, which: int) -> None:
+        super().__init__()
+        self.which = which
+        self.evidence: list[Evidence] = []
+
+    def generate(self, prompt: Prompt, **kwargs: object) -> Iterator[str]:  # type: ignore[override]
+        ev = next(e for e in self.evidence if e.hit.paper.authors[0] == "Wei Ju")
+        self.enqueue(f"{ev.sentences[self.which].rstrip('.')} [{ev.n}].")
+        yield from super().generate(prompt, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_copying_model_opens_a_papers_line_with_the_sentence_chosen_first(
+    real_seed_index: Index, monkeypatch: pytest.MonkeyPatch, which: int
+) -> None:
+    # "What predicts failures of ASMC?" was answered "Wang et al. propose ASMC, a parallel
+    # particle inference method ...": SmolLM2 copied the second of the paper's two prompt
+    # sentences, the context, not the first, which says what predicts the failures.
+    llm = _CopiesOnePromptSentence(which)
+    chosen = pipeline.select_evidence
+
+    def spy(*args: object, **kwargs: object) -> list[Evidence]:
+        llm.evidence = chosen(*args, **kwargs)  # type: ignore[arg-type]
+        return llm.evidence
+
+    monkeypatch.setattr(pipeline, "select_evidence", spy)
+    question = "What did the experiments show about noisy labels in graph neural networks?"
+    result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=llm)
+    ev = next(e for e in llm.evidence if e.hit.paper.authors[0] == "Wei Ju")
+    first, second = ev.sentences[0], ev.sentences[1]
+    assert first != second
+    opening = result.sentences[0]
+    if which == 0:
+        assert opening["reason"] == "supported" and opening["shown"], result.sentences
+        assert result.notice is None
+    else:
+        assert opening["reason"] == "second_choice" and not opening["shown"], result.sentences
+        assert result.notice == prompts.MODEL_OFF_QUESTION
+    shown = [s for s in result.sentences if s["shown"]]
+    assert shown and shown[0]["citations"] == [1]
+    assert standalone(first.rstrip("."), *speaker(ev.hit.paper)).text in result.answer
