@@ -106,9 +106,27 @@ def _label(kind: str, text: str) -> str:
     return f'<span class="turn-label turn-{kind}">{text}</span>'
 
 
+# The library's messages name the command line's way out ("loosen it, or run `rag list` to see
+# the areas and authors there are."); a reader of the page has the Library tab for it.
+_COMMANDS_ON_THE_PAGE = (
+    (re.compile(r"\brun `rag list`"), "open the Library tab"),
+    (re.compile(r"`rag list`"), "the Library tab"),
+    (re.compile(r"\b(?:run|use) `rag ingest[^`]*`"), "add papers in the Library tab"),
+    (re.compile(r"\bwith `rag ingest[^`]*`"), "in the Library tab"),
+)
+
+
+def on_the_page(message: str) -> str:
+    """`message` with the commands it names as the page's way to do the same."""
+    for command, instead in _COMMANDS_ON_THE_PAGE:
+        message = command.sub(instead, message)
+    return message
+
+
 def render_error(error: RagError) -> str:
-    """Return the chat message for an error the library raised: its one-line message."""
-    return f"{_label('error', 'Error')} {_md_escape(str(error))}"
+    """Return the chat message for an error the library raised: its one-line message, with
+    what it says to run on the command line said as the page does it (`on_the_page`)."""
+    return f"{_label('error', 'Error')} {_md_escape(on_the_page(str(error)))}"
 
 
 def render_pending() -> str:

@@ -328,8 +328,26 @@ def test_filter_that_matches_nothing_shows_the_error_in_the_chat(
     assert history[-1]["role"] == "assistant"
     assert message.startswith('<span class="turn-label turn-error">Error</span>')
     assert "No paper in the index matches the filter" in message
+    # The way out is the page's, not a command a chat reader has nowhere to type.
+    assert "open the Library tab to see the areas and authors" in message
+    assert "rag list" not in message
     assert "Traceback" not in message
     assert "source-card" not in cards
+
+
+@pytest.mark.parametrize(
+    ("message", "shown"),
+    [
+        ("No paper with key or id 'x': `rag list` shows every key.",
+         "No paper with key or id 'x': the Library tab shows every key."),
+        ("The index holds no papers yet: add some with `rag ingest FILE_OR_FOLDER`.",
+         "The index holds no papers yet: add some in the Library tab."),
+        ("No index at /x: run `rag ingest seeds/` first.",
+         "No index at /x: add papers in the Library tab first."),
+    ],
+)  # fmt: skip
+def test_a_command_the_library_names_is_said_as_the_page_does_it(message: str, shown: str) -> None:
+    assert ui_render.on_the_page(message) == shown
 
 
 def test_area_choices_list_the_indexed_areas(seed_index: Index) -> None:
