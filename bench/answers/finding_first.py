@@ -1,6 +1,9 @@
 """Does an answer open with what the papers found? Scored on SciFact claims and seed questions.
 
     .venv/bin/python bench/answers/finding_first.py scifact TAG --index DIR [--part held_out]
+        [--backend local]
+    .venv/bin/python bench/answers/finding_first.py aims TAG --index DIR [--part held_out]
+        [--backend local]
     .venv/bin/python bench/answers/finding_first.py seeds TAG --index DIR [--split heldout]
         [--questions bench/data/quantity_questions.jsonl] [--backend local]
     .venv/bin/python bench/answers/finding_first.py lists TAG --index DIR [--split heldout]
@@ -14,6 +17,11 @@ annotated rationale sentence (of all asked, and of those whose first sentence ci
 with evidence), and the cite match (the sentence shown for a labelled paper) is one. The claim
 parts are those of `bench/citations/stance_data.py` (fit / calib / held_out by a hash of the id):
 `tune` is fit + calib, where the sentence choice is fitted; `held_out` is only reported.
+
+`aims`: yes/no questions made from the aims of structured SciFact abstracts ("Does X?" from
+"To determine whether X."), as the authors of biomedical question sets write them, over the same
+index: the role the authors gave the sentence the answer opens with (results or conclusions
+wanted). Parts as `bench/answers/sentence_choice.py aim_cases` (`tune`: its fitting part).
 
 `seeds`: bench/data/role_questions.jsonl over the seed index (`--backend local`: answered by the
 bundled model, whose sentences are checked; else extractive): the answer's line for the labelled
@@ -45,6 +53,7 @@ import json
 import os
 import re
 import sys
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,6 +73,7 @@ from rag.answer.evidence import paper_sentences  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.ingest import wanted as wanted_module  # noqa: E402
 from rag.ingest.roles import sentence_roles  # noqa: E402
+from rag.ingest.sections import abstract_sentences  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -113,13 +123,64 @@ def is_fragment(text: str) -> bool:
     return bool(text) and wanted_module.is_fragment(re.sub(r"^[^:]{1,80}:\s+", "", text))
 
 
-def scifact(args: argparse.Namespace) -> dict[str, Any]:
-    settings = Settings(index_dir=Path(args.index))
-    index = Index(
+# An aim in a structured abstract ("To determine whether X is associated with Y."), made into
+# the yes/no question its authors set out to answer ("Does X is associated with Y?": the
+# embedding does not mind the grammar), as biomedical question sets are written.
+AIM = re.compile(
+    r"^(?:(?:the\s+)?(?:aim|purpose|objective|goal)s?\s+(?:of\s+this\s+study\s+)?(?:was|is|were)"
+    r"\s+to\s+|to\s+|we\s+)(?:\w+\s+){0,3}?(?:whether|if)\s+(.+?)\.?$",
+    re.IGNORECASE,
+)
+
+
+def scifact_index(folder: str) -> Index:
+    """The SciFact corpus index `rag eval` built in FOLDER/eval-scifact."""
+    settings = Settings(index_dir=Path(folder))
+    return Index(
         settings.model_copy(
-            update={"index_dir": Path(args.index) / "eval-scifact", "collection": "eval-scifact"}
+            update={"index_dir": Path(folder) / "eval-scifact", "collection": "eval-scifact"}
         )
     )
+
+
+def aims(args: argparse.Namespace) -> dict[str, Any]:
+    """Yes/no questions from the aims of structured SciFact abstracts, as authors write
+    biomedical question sets ("Does X?" from "To determine whether X."): the role the authors
+    gave the sentence the answer opens with, when it cites that abstract. The parts are those
+    of `bench/answers/sentence_choice.py aim_cases` (held out: a third, by a hash of the id)."""
+    index = scifact_index(args.index)
+    backend = None if args.backend == "extractive" else args.backend
+    rows = []
+    for paper in index.papers.values():
+        if (zlib.crc32(paper.id.encode()) % 3 == 0) != (args.part == "held_out"):
+            continue
+        pairs = abstract_sentences(paper.abstract)
+        if not any(role in ("result", "conclusion") for _, role in pairs):
+            continue
+        aim = next((m for s, r in pairs if r != "result" and (m := AIM.match(s))), None)
+        if aim is None:
+            continue
+        question = f"Does {aim.group(1)}?"
+        answer = api.ask(question, index=index, settings=index.settings, backend=backend)
+        text, doc = first_line(answer)
+        role = "other paper" if doc else "none"
+        if doc == str(paper.external_id or paper.id):
+            i = closest(text, [s for s, _ in pairs])
+            role = (pairs[i][1] or "unlabelled") if i >= 0 else "none"
+        rows.append({"id": paper.id, "q": question, "first": text, "role": role})
+    found = sum(r["role"] in ("result", "conclusion") for r in rows)
+    return {
+        "set": f"aims:{args.part}" + ("" if args.backend == "extractive" else f" ({args.backend})"),
+        "asked": len(rows),
+        "wanted_first": share(found, len(rows)),
+        "first_role": dict(Counter(r["role"] for r in rows)),
+        "fragments": sum(is_fragment(r["first"]) for r in rows),
+        "rows": rows,
+    }
+
+
+def scifact(args: argparse.Namespace) -> dict[str, Any]:
+    index = scifact_index(args.index)
     abstracts = {str(p.external_id or p.id): p.abstract for p in index.papers.values()}
     sentences = stance_data.load_sentences()
     parts = {"tune": ("fit", "calib"), "held_out": ("held_out",)}[args.part]
@@ -130,7 +191,8 @@ def scifact(args: argparse.Namespace) -> dict[str, Any]:
         rationale = {
             ev.doc_id: [sentences[ev.doc_id][i] for i in ev.rationale] for ev in claim.evidence
         }
-        answer = api.ask(claim.text, index=index, settings=index.settings, backend=None)
+        backend = None if args.backend == "extractive" else args.backend
+        answer = api.ask(claim.text, index=index, settings=index.settings, backend=backend)
         text, doc = first_line(answer)
         cited = api.cite(claim.text, index=index, settings=index.settings)
         shown = {
@@ -157,7 +219,8 @@ def scifact(args: argparse.Namespace) -> dict[str, Any]:
     right = [r for r in rows if r["right_paper"]]
     offered = sum(len(r["cite_offered"]) for r in rows)
     return {
-        "set": f"scifact:{args.part}",
+        "set": f"scifact:{args.part}"
+        + ("" if args.backend == "extractive" else f" ({args.backend})"),
         "asked": len(rows),
         "rationale_first": share(sum(r["rationale_first"] for r in rows), len(rows)),
         "right_paper": share(len(right), len(rows)),
@@ -472,6 +535,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="cmd", required=True)
     for name, fn in (
         ("scifact", scifact),
+        ("aims", aims),
         ("seeds", seeds),
         ("lists", lists),
         ("followups", followups),
@@ -487,7 +551,7 @@ def main() -> None:
             "--backend",
             default="extractive",
             choices=("extractive", "local"),
-            help="seeds: who writes the answer (local: the bundled SmolLM2, a few seconds each)",
+            help="seeds, scifact: who writes the answer (local: the bundled SmolLM2, seconds each)",
         )
         p.set_defaults(fn=fn)
     sub.add_parser("report").set_defaults(fn=report)

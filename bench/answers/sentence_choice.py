@@ -101,16 +101,6 @@ def record(
     }
 
 
-# An aim in a structured abstract ("To determine whether X is associated with Y."), made into
-# the yes/no question its authors set out to answer ("Does X is associated with Y?": the
-# embedding does not mind the grammar), as biomedical question sets are written.
-_AIM = re.compile(
-    r"^(?:(?:the\s+)?(?:aim|purpose|objective|goal)s?\s+(?:of\s+this\s+study\s+)?(?:was|is|were)"
-    r"\s+to\s+|to\s+|we\s+)(?:\w+\s+){0,3}?(?:whether|if)\s+(.+?)\.?$",
-    re.IGNORECASE,
-)
-
-
 AimCase = tuple[finding_first.Case, dict[str, str]]
 
 
@@ -128,7 +118,9 @@ def aim_cases(index: Index) -> dict[str, list[AimCase]]:
         pairs = abstract_sentences(paper.abstract)
         if not any(r in ("result", "conclusion") for _, r in pairs):
             continue
-        found = next(((s, m) for s, r in pairs if r != "result" and (m := _AIM.match(s))), None)
+        found = next(
+            ((s, m) for s, r in pairs if r != "result" and (m := finding_first.AIM.match(s))), None
+        )
         if found is None:
             continue
         aim, match = found
