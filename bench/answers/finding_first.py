@@ -55,7 +55,7 @@ import re
 import sys
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,34 +143,60 @@ def scifact_index(folder: str) -> Index:
     )
 
 
+@dataclass(frozen=True)
+class StructuredAim:
+    """The aim of a structured abstract that reports results: "To determine whether X."."""
+
+    paper: Any  # rag.records.Paper
+    pairs: list[tuple[str, str]]  # the abstract's sentences and the roles its headings give
+    sentence: str  # the aim as written
+    clause: str  # X
+    held_out: bool  # a third of the abstracts, by a hash of the id
+
+
+def structured_aims(index: Index) -> Iterator[StructuredAim]:
+    """Every abstract of `index` with headings, a result or conclusion and an aim (`AIM`)."""
+    for paper in index.papers.values():
+        pairs = abstract_sentences(paper.abstract)
+        if not any(role in ("result", "conclusion") for _, role in pairs):
+            continue
+        found = next(((s, m) for s, r in pairs if r != "result" and (m := AIM.match(s))), None)
+        if found is not None:
+            held_out = zlib.crc32(paper.id.encode()) % 3 == 0
+            yield StructuredAim(paper, pairs, found[0], found[1].group(1), held_out)
+
+
+def backend_of(args: argparse.Namespace) -> str | None:
+    """The backend `--backend` names, as `api.ask` takes it (None: extractive)."""
+    return None if args.backend == "extractive" else str(args.backend)
+
+
+def set_name(name: str, args: argparse.Namespace) -> str:
+    """A result's set name, with the backend when it is not the extractive one."""
+    return name if args.backend == "extractive" else f"{name} ({args.backend})"
+
+
 def aims(args: argparse.Namespace) -> dict[str, Any]:
     """Yes/no questions from the aims of structured SciFact abstracts, as authors write
     biomedical question sets ("Does X?" from "To determine whether X."): the role the authors
     gave the sentence the answer opens with, when it cites that abstract. The parts are those
     of `bench/answers/sentence_choice.py aim_cases` (held out: a third, by a hash of the id)."""
     index = scifact_index(args.index)
-    backend = None if args.backend == "extractive" else args.backend
     rows = []
-    for paper in index.papers.values():
-        if (zlib.crc32(paper.id.encode()) % 3 == 0) != (args.part == "held_out"):
+    for aim in structured_aims(index):
+        if aim.held_out != (args.part == "held_out"):
             continue
-        pairs = abstract_sentences(paper.abstract)
-        if not any(role in ("result", "conclusion") for _, role in pairs):
-            continue
-        aim = next((m for s, r in pairs if r != "result" and (m := AIM.match(s))), None)
-        if aim is None:
-            continue
-        question = f"Does {aim.group(1)}?"
-        answer = api.ask(question, index=index, settings=index.settings, backend=backend)
+        question = f"Does {aim.clause}?"
+        answer = api.ask(question, index=index, settings=index.settings, backend=backend_of(args))
         text, doc = first_line(answer)
         role = "other paper" if doc else "none"
-        if doc == str(paper.external_id or paper.id):
-            i = closest(text, [s for s, _ in pairs])
-            role = (pairs[i][1] or "unlabelled") if i >= 0 else "none"
-        rows.append({"id": paper.id, "q": question, "first": text, "role": role})
+        if doc == str(aim.paper.external_id or aim.paper.id):
+            i = closest(text, [s for s, _ in aim.pairs])
+            role = (aim.pairs[i][1] or "unlabelled") if i >= 0 else "none"
+        rows.append({"id": aim.paper.id, "q": question, "first": text, "role": role})
     found = sum(r["role"] in ("result", "conclusion") for r in rows)
     return {
-        "set": f"aims:{args.part}" + ("" if args.backend == "extractive" else f" ({args.backend})"),
+        "set": set_name(f"aims:{args.part}", args),
         "asked": len(rows),
         "wanted_first": share(found, len(rows)),
         "first_role": dict(Counter(r["role"] for r in rows)),
@@ -191,8 +217,7 @@ def scifact(args: argparse.Namespace) -> dict[str, Any]:
         rationale = {
             ev.doc_id: [sentences[ev.doc_id][i] for i in ev.rationale] for ev in claim.evidence
         }
-        backend = None if args.backend == "extractive" else args.backend
-        answer = api.ask(claim.text, index=index, settings=index.settings, backend=backend)
+        answer = api.ask(claim.text, index=index, settings=index.settings, backend=backend_of(args))
         text, doc = first_line(answer)
         cited = api.cite(claim.text, index=index, settings=index.settings)
         shown = {
@@ -219,8 +244,7 @@ def scifact(args: argparse.Namespace) -> dict[str, Any]:
     right = [r for r in rows if r["right_paper"]]
     offered = sum(len(r["cite_offered"]) for r in rows)
     return {
-        "set": f"scifact:{args.part}"
-        + ("" if args.backend == "extractive" else f" ({args.backend})"),
+        "set": set_name(f"scifact:{args.part}", args),
         "asked": len(rows),
         "rationale_first": share(sum(r["rationale_first"] for r in rows), len(rows)),
         "right_paper": share(len(right), len(rows)),
@@ -244,8 +268,7 @@ def seeds(args: argparse.Namespace) -> dict[str, Any]:
         if args.split != "all" and q["split"] != args.split:
             continue
         q.setdefault("kind", "finding")
-        backend = None if args.backend == "extractive" else args.backend
-        answer = api.ask(q["q"], index=index, settings=settings, backend=backend)
+        answer = api.ask(q["q"], index=index, settings=settings, backend=backend_of(args))
         text, _ = first_line(answer, q["paper"])
         paper = by_author[q["paper"]]
         wanted = [q["want"], *q["also_ok"]]
@@ -264,8 +287,7 @@ def seeds(args: argparse.Namespace) -> dict[str, Any]:
         )
     kinds = sorted({r["kind"] for r in rows})
     return {
-        "set": f"{path.stem if args.questions else 'seeds'}:{args.split}"
-        + ("" if args.backend == "extractive" else f" ({args.backend})"),
+        "set": set_name(f"{path.stem if args.questions else 'seeds'}:{args.split}", args),
         "asked": len(rows),
         "wanted_first": share(sum(r["ok"] for r in rows), len(rows)),
         **{

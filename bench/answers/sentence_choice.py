@@ -54,7 +54,6 @@ from rag.answer.evidence import paper_sentence_roles  # noqa: E402
 from rag.answer.relevance import about_score  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.ingest import wanted as wanted_module  # noqa: E402
-from rag.ingest.sections import abstract_sentences  # noqa: E402
 from rag.ingest.wanted import term_share  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
@@ -114,18 +113,9 @@ def aim_cases(index: Index) -> dict[str, list[AimCase]]:
     candidate, and the aim that restates the question must lose on its role, not by accident.
     """
     out: dict[str, list[AimCase]] = {"aims fit": [], "aims held_out": []}
-    for paper in index.papers.values():
-        pairs = abstract_sentences(paper.abstract)
-        if not any(r in ("result", "conclusion") for _, r in pairs):
-            continue
-        found = next(
-            ((s, m) for s, r in pairs if r != "result" and (m := finding_first.AIM.match(s))), None
-        )
-        if found is None:
-            continue
-        aim, match = found
-        voiced = {aim: re.sub(r"^to\s+", "We sought to ", aim, flags=re.IGNORECASE)}
-        clause = match.group(1)
+    for aim in finding_first.structured_aims(index):
+        paper, clause = aim.paper, aim.clause
+        voiced = {aim.sentence: re.sub(r"^to\s+", "We sought to ", aim.sentence, flags=re.I)}
         for question in (f"Does {clause}?", f"{clause[:1].upper()}{clause[1:]}."):
             if (got := finding_first.captured(index, question)) is None:
                 continue
@@ -134,7 +124,7 @@ def aim_cases(index: Index) -> dict[str, list[AimCase]]:
                     targets = {
                         s for s, r in paper_sentence_roles(paper) if r in ("result", "conclusion")
                     }
-                    part = "aims held_out" if zlib.crc32(paper.id.encode()) % 3 == 0 else "aims fit"
+                    part = "aims held_out" if aim.held_out else "aims fit"
                     case = finding_first.Case(got[2], ev, got[1], targets)
                     out[part].append((case, voiced))
     return out
