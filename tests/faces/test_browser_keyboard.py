@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.faces.test_browser import ANSWER_TIMEOUT_MS, PHONE, QUESTION
-from tests.faces.test_browser_layout import FOLLOW_UP, open_desktop
+from tests.faces.test_browser import ANSWER_TIMEOUT_MS, QUESTION
+from tests.faces.test_browser_layout import FOLLOW_UP, open_desktop, open_phone
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -59,8 +59,7 @@ def test_follow_up_is_typed_straight_after_the_answer(browser: Browser, served: 
 
 
 def test_phone_keyboard_is_not_raised_over_the_new_answer(browser: Browser, served: Served) -> None:
-    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
-    page.goto(served.url, wait_until="domcontentloaded")
+    page = open_phone(browser, served)
     box = page.locator("#question textarea")
     box.tap()
     box.fill(QUESTION)

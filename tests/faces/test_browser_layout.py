@@ -14,7 +14,7 @@ import pytest
 from tests.faces.test_browser import ANSWER_TIMEOUT_MS, PHONE, QUESTION
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, Locator, Page
 
     from tests.ui_server import Served
 
@@ -51,6 +51,22 @@ def open_desktop(browser: Browser, served: Served) -> Page:
     page.goto(served.url, wait_until="domcontentloaded")
     page.wait_for_selector("#question textarea", state="visible")
     return page
+
+
+def open_phone(browser: Browser, served: Served) -> Page:
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(served.url, wait_until="domcontentloaded")
+    return page
+
+
+def closed_sidebar(page: Page) -> tuple[Locator, Locator]:
+    """The settings sidebar as a phone first shows it, closed and settled, and its toggle."""
+    from playwright.sync_api import expect
+
+    sidebar = page.locator("#settings")
+    expect(sidebar).not_to_have_class(OPEN)
+    page.wait_for_function(SETTLED)
+    return sidebar, sidebar.locator(".toggle-button")
 
 
 def ask(page: Page, question: str) -> None:
@@ -148,8 +164,7 @@ def test_chat_follows_the_newest_answer_after_a_resize(browser: Browser, served:
 def test_phone_answer_is_inset_in_the_chat_and_clear_of_its_clear_button(
     browser: Browser, served: Served
 ) -> None:
-    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
-    page.goto(served.url, wait_until="domcontentloaded")
+    page = open_phone(browser, served)
     for question in QUESTIONS[:2]:
         ask(page, question)
     chat = page.locator("#chat").bounding_box()
@@ -189,14 +204,8 @@ def test_screen_readers_are_told_each_message_as_plain_text(
 
 
 def test_phone_sidebar_toggle_is_whole_on_the_screen(browser: Browser, served: Served) -> None:
-    from playwright.sync_api import expect
-
-    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
-    page.goto(served.url, wait_until="domcontentloaded")
-    sidebar = page.locator("#settings")
-    expect(sidebar).not_to_have_class(OPEN)
-    page.wait_for_function(SETTLED)
-    toggle = sidebar.locator(".toggle-button")
+    page = open_phone(browser, served)
+    _, toggle = closed_sidebar(page)
     box = toggle.bounding_box()
     tab = page.get_by_role("tab", name="Ask").bounding_box()
     assert box is not None and tab is not None
@@ -210,8 +219,7 @@ def test_phone_sidebar_toggle_is_whole_on_the_screen(browser: Browser, served: S
 def test_phone_footer_has_no_stray_separator(browser: Browser, served: Served) -> None:
     from playwright.sync_api import expect
 
-    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
-    page.goto(served.url, wait_until="domcontentloaded")
+    page = open_phone(browser, served)
     footer = page.locator("footer")
     expect(footer).to_contain_text("Settings")
     # Gradio hides "Use via API" on phones but not the "·" after it.
@@ -230,12 +238,8 @@ OUTLINE = """(t) => { const s = getComputedStyle(t); return [
 def test_phone_open_sidebar_toggle_is_a_whole_pill(browser: Browser, served: Served) -> None:
     from playwright.sync_api import expect
 
-    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
-    page.goto(served.url, wait_until="domcontentloaded")
-    sidebar = page.locator("#settings")
-    expect(sidebar).not_to_have_class(OPEN)
-    page.wait_for_function(SETTLED)
-    toggle = sidebar.locator(".toggle-button")
+    page = open_phone(browser, served)
+    sidebar, toggle = closed_sidebar(page)
     toggle.tap()
     expect(sidebar).to_have_class(OPEN)
     page.wait_for_function(SETTLED)
