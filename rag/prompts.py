@@ -75,6 +75,12 @@ NO_MATCH_TOPIC = (
     "{collection}. Ask about a topic, a method or a finding, for example: "
     "“Which papers deal with {topic}?”"
 )
+# The same message again in one conversation ("thanks!" after "what's in here?"): the overview
+# is not repeated.
+NO_TOPIC_AGAIN = (
+    "No paper is quoted: your message names no topic. Ask about a topic, a method or a finding "
+    "in the collection's {count}."
+)
 NO_TOPIC_EMPTY = (
     "Your message names no topic, so no paper is quoted. The collection holds no paper "
     "yet: add some with `rag ingest FILE_OR_FOLDER`."

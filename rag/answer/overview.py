@@ -11,6 +11,7 @@ one's own areas, how many have none), and a question to start from.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from rag import prompts
 from rag.index.paper_index import Index
@@ -19,23 +20,27 @@ GROUPS_SHOWN = 6  # top-level areas named ("Deep Learning", "Theory", ...)
 AREAS_SHOWN = 3  # the largest top-level area's own areas named ("Large Language Models", ...)
 
 
-def no_topic(index: Index, searched: bool = False) -> str:
+def no_topic(index: Index, searched: bool = False, said: Sequence[str] = ()) -> str:
     """Return the answer to a question with no topic: the collection in a few words.
 
     With `searched`, the message had words to search for and no paper matched them: it is
-    not told that it names no topic (`prompts.NO_MATCH_TOPIC`).
+    not told that it names no topic (`prompts.NO_MATCH_TOPIC`). When one of the earlier answers
+    of the conversation (`said`) described the collection already, a short line says what to
+    ask instead of the same description again.
     """
     papers = list(index.papers.values())
     if not papers:
         return prompts.NO_TOPIC_EMPTY
     areas = Counter(p.area for p in papers if p.area)
-    count = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
-    topic = "the method you work on"
+    number = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
+    collection, topic = number, "the method you work on"
     if areas:
-        count += f": {spread(areas, len(papers))}"
+        collection += f": {spread(areas, len(papers))}"
         topic = areas.most_common(1)[0][0].split("·")[-1].strip().lower()
+    if any(collection in answer for answer in said):
+        return prompts.NO_TOPIC_AGAIN.format(count=number)
     template = prompts.NO_MATCH_TOPIC if searched else prompts.NO_TOPIC
-    return template.format(collection=count, topic=topic)
+    return template.format(collection=collection, topic=topic)
 
 
 def spread(areas: Counter[str], papers: int) -> str:

@@ -308,7 +308,9 @@ def answer_stream(
     if not condensed.papers and condensed.pick is None and not terms:
         # Nothing to search for ("hello", "summarize the collection"): say what the collection
         # holds rather than that it has no paper on the question.
-        yield from _overview(index, question, name, notice, timings, t0, standalone, language)
+        yield from _overview(
+            index, question, name, notice, timings, t0, standalone, language, history=history
+        )
         return
     hits = _with_abstracts(
         index, query, k=k, retriever=retriever or settings.retriever, filters=filters
@@ -403,7 +405,7 @@ def answer_stream(
         # "which topics does the collection cover?", "cool": no paper is asked about, so "the
         # collection has no paper on this question" would be false.
         yield from _overview(
-            index, question, name, notice, timings, t0, standalone, language, searched=True
+            index, question, name, notice, timings, t0, standalone, language, True, history
         )
         return
     if not evidence and language == "en" and not shown_before and condensed.pick is None:
@@ -650,10 +652,11 @@ def _overview(
     standalone: str | None,
     language: str,
     searched: bool = False,
+    history: Sequence[Any] | None = None,
 ) -> Iterator[str | Answer]:
     """Yield the collection overview (rag/answer/overview.py; `searched`: the message's words
-    matched no paper), then its `Answer`."""
-    overview = no_topic(index, searched)
+    matched no paper; a shorter line when the conversation has had it), then its `Answer`."""
+    overview = no_topic(index, searched, [t.answer for t in to_turns(history)])
     yield overview
     timings["total_s"] = time.perf_counter() - t0
     yield Answer(question, overview, (), (), False, (), name, notice, timings, standalone, language)

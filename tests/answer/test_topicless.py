@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rag import api
+from rag import api, prompts
 from rag.answer import topicless
 from rag.answer.condense import asks_for_more
 from rag.answer.overview import no_topic
@@ -158,3 +158,22 @@ def test_the_overview_shows_how_the_papers_spread_over_areas() -> None:
         "2 have no research area."
     ) in text, text
     assert "“Which papers deal with large language models?”" in text
+
+
+@pytest.mark.slow
+def test_the_overview_is_not_repeated_in_one_conversation(real_seed_index: Index) -> None:
+    # Before: "thanks!" after "what's in this collection?" got the same paragraph of areas again.
+    first, thanks = chat(real_seed_index, ["what's in this collection?", "thanks!"])
+    assert first.answer == no_topic(real_seed_index)
+    assert thanks.answer == prompts.NO_TOPIC_AGAIN.format(count="40 papers")
+    assert "Deep Learning" not in thanks.answer
+    assert not thanks.citations and not thanks.abstained
+
+
+@pytest.mark.slow
+def test_the_first_overview_of_a_conversation_describes_the_collection(
+    real_seed_index: Index,
+) -> None:
+    topic, thanks = chat(real_seed_index, ["Which papers are about auctions?", "thanks!"])
+    assert topic.citations
+    assert thanks.answer == no_topic(real_seed_index)
