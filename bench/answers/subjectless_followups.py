@@ -40,6 +40,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
+from bench.answers import topicless_searched  # noqa: E402
 from rag import api  # noqa: E402
 from rag.answer import topicless  # noqa: E402
 from rag.answer.overview import no_topic  # noqa: E402
@@ -250,6 +251,21 @@ def fit(index: Index, write: bool) -> None:
             group.setdefault((source, label), []).append(bool(chosen))
         for (source, label), chosen in sorted(group.items()):
             lines.append(f"| {part} | {source} | {label} | {len(chosen)} | {sum(chosen)} |")
+    # The second judgement, on messages that were searched (bench/answers/topicless_searched.py).
+    more = topicless_searched.more_messages()
+    texts = [r[0] for r in rows] + [m[0] for m in more]
+    cv_logits = np.log(np.clip(cv, 1e-6, 1 - 1e-6) / np.clip(1 - cv, 1e-6, 1))
+    logits = model.decision_function(np.vstack([x, index.embedder.embed([m[0] for m in more])]))
+    logits[np.flatnonzero(fitting)] = cv_logits
+    searched, searched_lines = topicless_searched.fit(
+        index,
+        texts,
+        np.concatenate([y, np.zeros(len(more), dtype=bool)]),
+        np.concatenate([fitting, [m[2] == "fit" for m in more]]),
+        [*sources, *(m[1] for m in more)],
+        logits,
+    )
+    lines += searched_lines
     text = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "topicless.md").write_text(text, encoding="utf-8")
@@ -261,6 +277,7 @@ def fit(index: Index, write: bool) -> None:
             "bar": bar,
             "C": best,
             "messages": int(fitting.sum()),
+            "searched": searched,
         }
         topicless.WEIGHTS.write_text(json.dumps(weights) + "\n", encoding="utf-8")
         print(f"wrote {topicless.WEIGHTS}")

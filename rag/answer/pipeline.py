@@ -49,7 +49,7 @@ from rag.answer.named_papers import asked_of_named
 from rag.answer.overview import no_topic
 from rag.answer.people import asked_of_people, their_papers
 from rag.answer.relevance import RelevanceCheck
-from rag.answer.topicless import asks_no_paper
+from rag.answer.topicless import asks_no_paper, searched_asks_no_paper
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
@@ -318,19 +318,26 @@ def answer_stream(
     timings["retrieve_s"] = time.perf_counter() - t0
     least = settings.min_relevance
     own: Decision | None = None  # the decision on the message's own hits, once it is made
-    if history and condensed.method == "as-is" and hits:
+    if condensed.method == "as-is" and hits:
+        own = decide(index, query, hits, least)
+        if searched_asks_no_paper(index, condensed.original, own, query):
+            # "full paper list?", "what are your capabilities": a paper holds "full" or
+            # "capabilities", yet the message asks about the collection (rag/answer/topicless.py).
+            yield from _overview(
+                index, question, name, notice, timings, t0, standalone, language, history=history
+            )
+            return
+    if history and own is not None:
         # "main limitation?" after an answer: no pronoun, no name, yet about its papers when its
         # own search says so (rag/answer/continuation.py); a new topic is searched as typed.
         previous = last_answer_papers(history, resolve)
-        if previous:
-            own = decide(index, query, hits, least)
-            if continues(index, query, previous, hits, terms, own, settings.continue_probability):
-                theirs = among(
-                    index, query, previous, hits, terms, least, settings.paper_probability
-                )
-                if theirs:  # none when every one of them is a title-only record
-                    condensed = asked_of(query, theirs, "context")
-                    query = standalone = condensed.question
+        if previous and continues(
+            index, query, previous, hits, terms, own, settings.continue_probability
+        ):
+            theirs = among(index, query, previous, hits, terms, least, settings.paper_probability)
+            if theirs:  # none when every one of them is a title-only record
+                condensed = asked_of(query, theirs, "context")
+                query = standalone = condensed.question
     decision = None
     chance: dict[str, float] = {}  # the per-paper judgement's probabilities, where it was made
     outside = False  # the answer's papers are not among the previous answer's (a choice's)

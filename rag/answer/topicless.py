@@ -12,8 +12,12 @@ fitting parts of bench/data/subjectless_followups.jsonl (collection and chat mes
 follow-ups on an answer), generic_followups.jsonl and paper_questions.jsonl (held-out table:
 bench/results/topicless.md).
 
-It is asked only of messages that nothing else answers: a message with no search term, or one
-whose search finds no paper to answer from. With an embedding model other than the bundled one
+It is asked of messages that nothing else answers: a message with no search term, or one whose
+search finds no paper to answer from. A message whose words do find papers is asked too, by a
+second judgement over the first one's logit and what its search found (`overview_probability`):
+"full paper list?", "what are your capabilities" and "show me everything you have" were
+answered from the papers holding "full", "capabilities" and "everything", because one paper's
+incidental word covers a one-word question. With an embedding model other than the bundled one
 the weights cannot read the vector, and the answer is as it was without this judgement.
 """
 
@@ -25,8 +29,14 @@ import math
 from pathlib import Path
 from typing import Any
 
-from rag.answer.abstention import vector_logit
+import numpy as np
+
+from rag.answer.abstention import Decision, logistic, question_terms, vector_logit
+from rag.answer.condense import asks_for_more, refers_back
 from rag.index.paper_index import Index
+
+# What the second judgement reads of a message that was searched (`overview_probability`).
+SEARCHED_FEATURES = ("logit", "cosine", "answerable", "names", "refers", "terms")
 
 WEIGHTS = Path(__file__).with_name("model") / "topicless.json"
 
@@ -40,9 +50,64 @@ def weights() -> dict[str, Any]:
 def probability(index: Index, message: str) -> float | None:
     """Return the fitted probability that `message` asks about the collection or nothing (None:
     the index's embedding model is not the one the weights read)."""
-    fitted = weights()
-    logit = vector_logit(index, message, fitted["coef"], fitted["intercept"])
+    logit = message_logit(index, message)
     return None if logit is None else 1.0 / (1.0 + math.exp(-logit))
+
+
+def message_logit(index: Index, message: str) -> float | None:
+    """Return the fitted logit that `message` asks about the collection or nothing, from its
+    MiniLM vector alone (None: the weights cannot read this index's vectors)."""
+    fitted = weights()
+    return vector_logit(index, message, fitted["coef"], fitted["intercept"])
+
+
+def searched_features(
+    index: Index, message: str, logit: float, decision: Decision, query: str | None = None
+) -> list[float]:
+    """Return `SEARCHED_FEATURES` of a `message` searched as `query` (its words as read, by
+    default the message): the vector's `logit`; its best passage's cosine and the probability
+    the collection has a paper on it (`decision`); whether it names an acronym or method the
+    collection holds, refers back ("it", "them") or asks for more ("go on"); log(1 + its term
+    count)."""
+    terms = question_terms(index, query or message)
+    return [
+        logit,
+        decision.signals.cosine,
+        decision.probability,
+        float(any(name for _, name in terms)),
+        float(refers_back(message) or asks_for_more(message)),
+        math.log1p(len(terms)),
+    ]
+
+
+def overview_probability(
+    index: Index, message: str, decision: Decision, query: str | None = None
+) -> float | None:
+    """Return the probability that a `message` searched as `query`, whose search `decision`
+    was made, asks about the collection or nothing (None: the weights cannot read this
+    index's vectors).
+
+    A logistic regression over `searched_features`, fitted by
+    `bench/answers/subjectless_followups.py --fit --write` on the same labelled messages and
+    the set follow-ups' turns, the first judgement's logit cross-fitted; its bar lets no
+    fitting message about papers through (bench/results/topicless.md).
+    """
+    logit = message_logit(index, message)
+    if logit is None:
+        return None
+    fitted = weights()["searched"]
+    row = np.array(searched_features(index, message, logit, decision, query))
+    return float(
+        logistic(row, fitted["mean"], fitted["scale"], fitted["coef"], fitted["intercept"])
+    )
+
+
+def searched_asks_no_paper(
+    index: Index, message: str, decision: Decision, query: str | None = None
+) -> bool:
+    """Return whether a searched `message` asks about the collection or nothing, not papers."""
+    p = overview_probability(index, message, decision, query)
+    return p is not None and p >= float(weights()["searched"]["bar"])
 
 
 def asks_no_paper(index: Index, message: str) -> bool | None:

@@ -177,3 +177,42 @@ def test_the_first_overview_of_a_conversation_describes_the_collection(
     topic, thanks = chat(real_seed_index, ["Which papers are about auctions?", "thanks!"])
     assert topic.citations
     assert thanks.answer == no_topic(real_seed_index)
+
+
+def test_the_searched_judgement_reads_the_features_it_was_fitted_on() -> None:
+    searched = topicless.weights()["searched"]
+    assert searched["features"] == list(topicless.SEARCHED_FEATURES)
+    assert len(searched["coef"]) == len(searched["mean"]) == len(topicless.SEARCHED_FEATURES)
+    assert 0.0 < searched["bar"] < 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "message",
+    ["full paper list?", "what are your capabilities", "show me everything you have"],
+)
+def test_a_message_about_the_collection_is_not_answered_from_a_word_a_paper_holds(
+    real_seed_index: Index, message: str
+) -> None:
+    # Before: answered from the papers holding "full", "capabilities" or "everything".
+    (first,) = chat(real_seed_index, [message])
+    assert first.answer == no_topic(real_seed_index), first.answer
+    _, after = chat(real_seed_index, ["Which papers are about auctions?", message])
+    assert after.answer == no_topic(real_seed_index), after.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("message", "author"),
+    [
+        ("fair ERM", "Xiaoyi MAI"),
+        ("list all federated papers", "Canran Xiao"),
+        ("Which papers in the collection are on auctions?", "Haoran Sun"),
+        ("what is in the library about clustering?", "Luwei Wang"),
+    ],
+)
+def test_a_terse_or_collection_worded_topic_is_still_answered(
+    real_seed_index: Index, message: str, author: str
+) -> None:
+    (answer,) = chat(real_seed_index, [message])
+    assert author in first_authors(answer), answer.answer
