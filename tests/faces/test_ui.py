@@ -624,6 +624,23 @@ def test_a_notice_that_is_not_a_fallback_is_marked_as_a_note() -> None:
     assert not ui_render.is_fallback(answer)
 
 
+def test_a_fallback_that_opens_with_a_note_on_the_set_is_still_marked_as_a_fallback() -> None:
+    # "which of them is about fairness?" after a one-paper answer: the quoted sentence comes
+    # after the composer's note on the earlier set, and the page called the same notice a
+    # "Note" here and a "Fallback" on the answer before.
+    sentences = (
+        {"text": prompts.NONE_IN_SET, "reason": "note", "shown": True},
+        {"text": "A made-up fairness claim [1].", "reason": "unsupported", "shown": False},
+        {"text": "Fair ERM can be corrected [1].", "reason": "quoted", "shown": True},
+    )
+    text = f"{prompts.NONE_IN_SET} Fair ERM can be corrected [1]."
+    notice = prompts.NO_SUPPORTED_SENTENCE
+    answer = Answer("q", text, (), sentences, False, (), "local", notice=notice)
+    shown = ui.render_turn(answer)
+    assert '<span class="turn-label turn-fallback">Fallback</span>' in shown, shown
+    assert "turn-note" not in shown
+
+
 def test_paper_count_follows_an_index_another_process_writes(
     seed_index: Index, settings: Settings, tmp_path: Path
 ) -> None:
