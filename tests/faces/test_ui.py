@@ -555,6 +555,16 @@ def test_remove_by_key_and_unknown_key_error(seed_index: Index) -> None:
     assert "Error:" in again and paper.citation_key in again
 
 
+def test_library_tab_error_names_the_page_not_the_command_line(seed_index: Index) -> None:
+    # The chat said "the Library tab" for `rag list`; the Library tab itself showed the
+    # command, backticks and all: "No paper with key or id 'x' in ...: `rag list` shows ...".
+    removed = ui_tabs.remove_paper("no_such_key", index=seed_index)
+
+    assert "Error:" in removed and "no_such_key" in removed
+    assert "the Library tab shows every key" in removed, removed
+    assert "`" not in removed and "rag list" not in removed, removed
+
+
 # -- what a new user saw (issue 13): progress, stale counts, turn kinds, near misses
 
 
