@@ -57,6 +57,14 @@ CSS = """
 .draft-sentence.unsupported { border-left-color: var(--border-color-primary); }
 .draft-sentence .why { color: var(--body-text-color-subdued); font-size: 0.85rem; }
 .draft-sentence ul { margin: 0.2rem 0 0 1rem; font-size: 0.9rem; }
+/* The Library table: Gradio caps a column at the table's whole width, so one long area
+   ("Social Aspects · Accountability, ...") pushed the Area column off a desktop screen. Title,
+   Authors and Area share what Key and Year leave of the table's width (cqw), and wrap; a
+   phone scrolls sideways as before. !important: Gradio sets the cap inline on the table. */
+#papers { container-type: inline-size; }
+#papers .table-wrap {
+  --df-max-col-width: max(14rem, calc((100cqw - 300px) / 3)) !important;
+}
 .ingest-result .bad, .ingest-result .bad li { color: #b91c1c; }
 .ingest-result .added { color: var(--body-text-color); }
 .ingest-result .skipped, .ingest-result .skipped li { color: #b45309; }

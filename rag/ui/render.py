@@ -136,7 +136,10 @@ def render_pending() -> str:
 
 def is_fallback(answer: Answer) -> bool:
     """True when a model was asked but its answer was replaced by the quoted evidence."""
-    quoted = all(s.get("reason") == "quoted" for s in answer.sentences if s.get("shown"))
+    # A composer's note ("None of the papers listed earlier is about this; ...") may head the
+    # quotes: it is not the model's, so it does not make the answer the model's.
+    shown = [s for s in answer.sentences if s.get("shown") and s.get("reason") != "note"]
+    quoted = all(s.get("reason") == "quoted" for s in shown)
     return answer.notice is not None and answer.backend != "extractive" and quoted
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rag import api
 from rag.cite.claims import NEAR_MISS, accept_nearest
 from rag.errors import RagError
+from rag.ui.render import on_the_page
 
 if TYPE_CHECKING:
     from rag.answer.pipeline import Answer
@@ -131,6 +132,11 @@ def draft_outputs(cited: CitedDraft) -> tuple[str, str, str | None]:
     return cited.text, render_draft(cited), bib
 
 
+def _error(exc: RagError) -> str:
+    """Return a tab's error line: the library's message, its commands said as the page's."""
+    return f'<p class="bad"><b>Error:</b> {html.escape(on_the_page(str(exc)))}</p>'
+
+
 def cite_draft_view(
     draft: str, style: str, *, index: Index
 ) -> tuple[str, str, str | None, CitedDraft | None]:
@@ -140,7 +146,7 @@ def cite_draft_view(
     try:
         cited = api.cite_draft(draft, index=index, style=style or "latex")
     except RagError as exc:
-        return "", f'<p class="bad"><b>Error:</b> {html.escape(str(exc))}</p>', None, None
+        return "", _error(exc), None, None
     return (*draft_outputs(cited), cited)
 
 
@@ -241,7 +247,7 @@ def _ingest_one(path: Path, *, index: Index, max_mb: float) -> list[str]:
     try:
         report = api.ingest([path], index=index)
     except RagError as exc:
-        return [f'<li class="bad">{name}: not added, {html.escape(str(exc))}</li>']
+        return [f'<li class="bad">{name}: not added, {html.escape(on_the_page(str(exc)))}</li>']
     # The upload sits in a temporary folder: name the file as the user knows it.
     errors = [e.replace(str(path.resolve()), path.name) for e in report.errors]
     lines = [
@@ -290,7 +296,7 @@ def remove_paper(key: str, *, index: Index) -> str:
     try:
         (paper,) = api.remove([key], index=index)
     except RagError as exc:
-        return f'<p class="bad"><b>Error:</b> {html.escape(str(exc))}</p>'
+        return _error(exc)
     title = html.escape(paper.title or paper.label)
     return f'<p class="good">Removed {html.escape(paper.citation_key)} ({title}).</p>'
 

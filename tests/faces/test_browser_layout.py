@@ -248,3 +248,29 @@ def test_phone_open_sidebar_toggle_is_a_whole_pill(browser: Browser, served: Ser
     assert all(width >= 1 for width in borders), borders
     assert top_left == top_right == bottom_right == bottom_left > 0, (top_left, top_right)
     page.close()
+
+
+def test_library_table_shows_every_column_on_a_desktop(browser: Browser, served: Served) -> None:
+    from playwright.sync_api import expect
+
+    page = open_desktop(browser, served)
+    page.get_by_role("tab", name="Library").click()
+    table = page.locator("#papers")
+    expect(table.locator("th", has_text="Area")).to_be_visible()
+    page.evaluate(DRAWN)
+    # Long areas ("Social Aspects · Accountability, ...") widened their column past the
+    # screen's edge, so the Area column was out of sight until the table was scrolled sideways.
+    view = table.locator(".virtual-table-viewport")
+    width, scroll = view.evaluate("(v) => [v.clientWidth, v.scrollWidth]")
+    assert scroll <= width, (scroll, width)
+    box = view.bounding_box()
+    assert box is not None
+    for header in table.locator("th").all():
+        cell = header.bounding_box()
+        assert cell is not None
+        assert cell["x"] + cell["width"] <= box["x"] + box["width"] + 1, (
+            header.inner_text(),
+            cell,
+            box,
+        )
+    page.close()

@@ -555,6 +555,16 @@ def test_remove_by_key_and_unknown_key_error(seed_index: Index) -> None:
     assert "Error:" in again and paper.citation_key in again
 
 
+def test_library_tab_error_names_the_page_not_the_command_line(seed_index: Index) -> None:
+    # The chat said "the Library tab" for `rag list`; the Library tab itself showed the
+    # command, backticks and all: "No paper with key or id 'x' in ...: `rag list` shows ...".
+    removed = ui_tabs.remove_paper("no_such_key", index=seed_index)
+
+    assert "Error:" in removed and "no_such_key" in removed
+    assert "the Library tab shows every key" in removed, removed
+    assert "`" not in removed and "rag list" not in removed, removed
+
+
 # -- what a new user saw (issue 13): progress, stale counts, turn kinds, near misses
 
 
@@ -622,6 +632,23 @@ def test_a_notice_that_is_not_a_fallback_is_marked_as_a_note() -> None:
     shown = ui.render_turn(answer)
     assert '<span class="turn-label turn-note">Note</span> Answered in English.' in shown
     assert not ui_render.is_fallback(answer)
+
+
+def test_a_fallback_that_opens_with_a_note_on_the_set_is_still_marked_as_a_fallback() -> None:
+    # "which of them is about fairness?" after a one-paper answer: the quoted sentence comes
+    # after the composer's note on the earlier set, and the page called the same notice a
+    # "Note" here and a "Fallback" on the answer before.
+    sentences = (
+        {"text": prompts.NONE_IN_SET, "reason": "note", "shown": True},
+        {"text": "A made-up fairness claim [1].", "reason": "unsupported", "shown": False},
+        {"text": "Fair ERM can be corrected [1].", "reason": "quoted", "shown": True},
+    )
+    text = f"{prompts.NONE_IN_SET} Fair ERM can be corrected [1]."
+    notice = prompts.NO_SUPPORTED_SENTENCE
+    answer = Answer("q", text, (), sentences, False, (), "local", notice=notice)
+    shown = ui.render_turn(answer)
+    assert '<span class="turn-label turn-fallback">Fallback</span>' in shown, shown
+    assert "turn-note" not in shown
 
 
 def test_paper_count_follows_an_index_another_process_writes(
