@@ -246,12 +246,76 @@ def fit(index: Index, sessions: list[dict[str, Any]], write: bool) -> None:
         continuation.WEIGHTS.write_text(json.dumps(weights) + "\n", encoding="utf-8")
 
 
+def subject_scan(index: Index, sessions: list[dict[str, Any]]) -> None:
+    """Choose `continuation.SUBJECT_ASPECT` on the fitting sessions: of the generic follow-ups
+    and broader questions taken for follow-ups, how many each bar would send to the collection
+    (`continuation.asks_the_collection`); the bar sending the most broader questions less the
+    most follow-ups (the highest on a tie). Writes bench/results/continuation_subject.md."""
+    settings = index.settings.model_copy(update={"backend": "extractive"})
+    fitted = continuation.weights()["aspect"]
+    taken: list[tuple[dict[str, Any], float]] = []
+    for s in sessions:
+        first = api.ask(s["first"], settings=settings, index=index)
+        previous = [] if first.abstained else [c.hit.paper for c in first.citations]
+        message = corrected(index, s["second"])
+        hits = search(index, message, k=settings.top_k, retriever=settings.retriever, rescore=True)
+        terms = question_terms(index, message)
+        own = decide(index, message, hits, settings.min_relevance)
+        if not continuation.continues(
+            index, message, previous, hits, terms, own, settings.continue_probability
+        ):
+            continue
+        saved = continuation.SUBJECT_ASPECT
+        continuation.SUBJECT_ASPECT = float("inf")  # every aspect value: the rest of the rule
+        try:
+            sent = continuation.asks_the_collection(
+                index, message, previous, hits, terms, own, settings.paper_probability
+            )
+        finally:
+            continuation.SUBJECT_ASPECT = saved
+        vector = index.embedder.embed([message])[0]
+        logit = float(vector @ np.array(fitted["coef"]) + fitted["intercept"])
+        taken.append((s, logit if sent else float("inf")))
+    bars = [round(b, 2) for b in np.arange(-2.5, 0.01, 0.25)]
+
+    def sent(split: str, kind: str, bar: float) -> str:
+        rows = [v for s, v in taken if s["split"] == split and s["kind"] == kind]
+        return f"{sum(v <= bar for v in rows)}/{len(rows)}"
+
+    def gain(bar: float) -> int:
+        fit = [(s["kind"], v <= bar) for s, v in taken if s["split"] == "fit"]
+        return sum(k == "broader" and b for k, b in fit) - sum(k != "broader" and b for k, b in fit)
+
+    best = max(bars, key=lambda b: (gain(b), b))
+    lines = [
+        "# A follow-up that asks the collection (`continuation.SUBJECT_ASPECT`)",
+        "",
+        "Command: `.venv/bin/python bench/answers/generic_followups.py --index DIR --subject`. "
+        "Of the second messages taken for follow-ups on the first answer's papers, those each "
+        "bar of the `aspect` logit sends to the collection (`asks_the_collection`). Chosen: the "
+        "most fitting broader questions less fitting follow-ups.",
+        "",
+        "| bar | fit: follow-ups | fit: broader | held out: follow-ups | held out: broader |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {b}{' (chosen)' if b == best else ''} | {sent('fit', 'generic_followup', b)} | "
+            f"{sent('fit', 'broader', b)} | {sent('heldout', 'generic_followup', b)} | "
+            f"{sent('heldout', 'broader', b)} |"
+            for b in bars
+        ),
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (RESULTS / "continuation_subject.md").write_text(text, encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, required=True, help="a seed index (a copy)")
     parser.add_argument("--out", default="generic_followups")
     parser.add_argument("--fit", action="store_true", help="fit rag.answer.continuation")
     parser.add_argument("--write", action="store_true", help="with --fit: write its weights")
+    parser.add_argument("--subject", action="store_true", help="choose SUBJECT_ASPECT")
     args = parser.parse_args()
     index = Index(Settings(index_dir=args.index))
     sessions = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]
@@ -259,6 +323,9 @@ def main() -> None:
         fit(index, sessions, args.write)
         return
     sessions += [json.loads(x) for x in BROADER.read_text(encoding="utf-8").splitlines() if x]
+    if args.subject:
+        subject_scan(index, [s for s in sessions if s["kind"] in ("generic_followup", "broader")])
+        return
     rows = [run(index, s) for s in sessions]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:

@@ -26,6 +26,12 @@ on are cross-fitted); the message is taken as a follow-up on those papers when i
 reaches `Settings.continue_probability`, chosen there too. Weights: `model/continuation.json`;
 held-out figures: bench/results/continuation.md. It is then asked of those of them
 that the same per-paper judgement, among them alone, finds on its words (`among`).
+
+A message taken for a follow-up may still ask the collection (`asks_the_collection`):
+"anything about graphs?" after an answer on one graph paper was kept to that paper, while the
+collection has three more. It is when the message names a subject, not an aspect (its `aspect`
+logit at most `SUBJECT_ASPECT`), and its own search's per-paper judgement passes both some of
+the last answer's papers and some others: it is then asked as typed.
 """
 
 from __future__ import annotations
@@ -46,6 +52,12 @@ from rag.index.retrieve import hits_of
 from rag.records import Hit, Paper
 
 FEATURES = ("rank", "previous", "terms", "cosine", "unknown", "aspect")
+# The `aspect` logit at or below which a message taken for a follow-up names a subject: on the
+# fitting sessions of generic_followups.jsonl and broader_followups.jsonl, the bar that sends the
+# most broader questions to the collection (16 of 25 taken for follow-ups) and the fewest
+# follow-ups (1 of 52; held out 12 of 14 and 1 of 26: bench/results/continuation_subject.md,
+# `bench/answers/generic_followups.py --subject`).
+SUBJECT_ASPECT = -1.0
 WEIGHTS = Path(__file__).with_name("model") / "continuation.json"
 
 
@@ -147,3 +159,30 @@ def among(
     judged.sort(key=lambda j: -j.probability)
     kept = [j.hit.paper for j in judged if j.probability >= bar]
     return kept or [judged[0].hit.paper]
+
+
+def asks_the_collection(
+    index: Index,
+    message: str,
+    previous: Sequence[Paper],
+    hits: Sequence[Hit],
+    terms: list[tuple[str, bool]],
+    decision: Decision,
+    bar: float,
+) -> bool:
+    """Return whether a `message` taken for a follow-up on `previous` asks the collection: it
+    names a subject (`SUBJECT_ASPECT`), the collection has a paper on it (`decision`), and the
+    per-paper judgement over its own `hits` passes, at `bar`, some of `previous` and some other
+    papers ("anything about graphs?" after one graph paper). False when the weights cannot read
+    this index's vectors."""
+    fitted = weights()["aspect"]
+    logit = vector_logit(index, message, fitted["coef"], fitted["intercept"])
+    if logit is None or logit > SUBJECT_ASPECT or not decision.answerable:
+        return False
+    ids = {p.id for p in previous}
+    passed = [
+        j.hit.paper.id in ids
+        for j in paper_choice.judge(index, message, hits, terms, decision)
+        if j.probability >= bar
+    ]
+    return any(passed) and not all(passed)

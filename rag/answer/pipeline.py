@@ -35,7 +35,7 @@ from rag.answer.condense import (
     refers_back,
     to_turns,
 )
-from rag.answer.continuation import among, continues
+from rag.answer.continuation import among, asks_the_collection, continues
 from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import (
@@ -331,10 +331,13 @@ def answer_stream(
         # "main limitation?" after an answer: no pronoun, no name, yet about its papers when its
         # own search says so (rag/answer/continuation.py); a new topic is searched as typed.
         previous = last_answer_papers(history, resolve)
-        if previous and continues(
-            index, query, previous, hits, terms, own, settings.continue_probability
+        paper_bar = settings.paper_probability
+        if (
+            previous
+            and continues(index, query, previous, hits, terms, own, settings.continue_probability)
+            and not asks_the_collection(index, query, previous, hits, terms, own, paper_bar)
         ):
-            theirs = among(index, query, previous, hits, terms, least, settings.paper_probability)
+            theirs = among(index, query, previous, hits, terms, least, paper_bar)
             if theirs:  # none when every one of them is a title-only record
                 condensed = asked_of(query, theirs, "context")
                 query = standalone = condensed.question

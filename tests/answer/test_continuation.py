@@ -110,3 +110,32 @@ def test_an_embedder_of_another_size_leaves_the_aspect_at_its_mean() -> None:
     assert (
         continuation.aspect(index, "main limitation?") == continuation.weights()["aspect"]["mean"]
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "second", "others"),
+    [
+        ("Which papers deal with noisy labels on graphs?", "anything about graphs?", "Hourun Li"),
+        ("What is IDFT?", "any work on federated learning?", "Renxiang Guan"),
+    ],
+)
+def test_a_broader_subject_after_an_answer_asks_the_collection(
+    real_seed_index: Index, first: str, second: str, others: str
+) -> None:
+    # Before: "anything about graphs (ICGNN)?", kept to the first answer's paper.
+    _, two = chat(real_seed_index, [first, second])
+    assert two.standalone is None, two.standalone
+    assert others in first_authors(two), two.answer
+
+
+def test_a_message_is_sent_to_the_collection_only_when_the_aspect_can_be_read() -> None:
+    def embed(texts: list[str]) -> np.ndarray:
+        raise AssertionError("the bundled model's weights must not read another model's vector")
+
+    index: Any = SimpleNamespace(
+        settings=SimpleNamespace(embedding_model="/models/my-own"),
+        embedder=SimpleNamespace(embed=embed),
+    )
+    decision: Any = SimpleNamespace(answerable=True)
+    assert not continuation.asks_the_collection(index, "graphs", [], [], [], decision, 0.47)
