@@ -161,6 +161,8 @@ def render_turn(answer: Answer, *, turn: int = 0) -> str:
             prompts.NONE_IN_SET_NOR_ELSEWHERE: "None of them",
         }.get(answer.answer, "No paper on this")
         parts.append(f"{_label('abstained', said)} {render_answer(answer.answer, turn=turn)}")
+    elif answer.answer == prompts.ENGLISH_ONLY:  # a Chinese question: no search was made
+        parts.append(f"{_label('note', 'English only')} {render_answer(answer.answer, turn=turn)}")
     else:
         parts.append(render_answer(answer.answer, turn=turn))
     if answer.notice and not answer.abstained:

@@ -651,6 +651,15 @@ def test_a_fallback_that_opens_with_a_note_on_the_set_is_still_marked_as_a_fallb
     assert "turn-note" not in shown
 
 
+def test_a_question_the_bundled_models_cannot_read_is_labelled_so() -> None:
+    # Before: "The bundled models read English only, ..." read like a plain answer.
+    answer = Answer("大语言模型的推理", prompts.ENGLISH_ONLY, (), (), False, (), "local")
+    shown = ui.render_turn(answer)
+    assert shown.startswith('<span class="turn-label turn-note">English only</span>'), shown
+    plain = Answer("q", "Graph papers say this [1].", (), (), False, (), "local")
+    assert "turn-label" not in ui.render_turn(plain)
+
+
 def test_paper_count_follows_an_index_another_process_writes(
     seed_index: Index, settings: Settings, tmp_path: Path
 ) -> None:
