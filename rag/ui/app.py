@@ -220,8 +220,11 @@ def _wire_library(
 ) -> None:
     def library(query: str = "") -> tuple[str, Any]:
         idx = current()
-        table = tabs.library_table(tabs.library_search(query, index=idx))
-        return tabs.render_stats(api.stats(index=idx)), table
+        found = tabs.library_search(query, index=idx)
+        stats = api.stats(index=idx)
+        line = tabs.search_line(query, len(found), stats["papers"])
+        text = tabs.render_stats(stats) + (f"\n\n{line}" if line else "")
+        return text, tabs.library_table(found)
 
     def changed(result: str, query: str) -> Any:
         idx = current()

@@ -168,6 +168,18 @@ def render_stats(stats: dict[str, int]) -> str:
     )
 
 
+def search_line(query: str, found: int, total: int) -> str:
+    """Return what a Library search found, to show above the table ("" without a search): an
+    empty table with its headers alone read like a page still loading."""
+    asked = " ".join((query or "").split())
+    if not asked:
+        return ""
+    shown = html.escape(asked)
+    if not found:
+        return f"No paper matches “{shown}”; clear the search to see all {total}."
+    return f"{found} of {total} papers match “{shown}”."
+
+
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
 

@@ -177,6 +177,24 @@ def test_area_filter_in_the_sidebar_applies_to_the_next_answer(
     page.close()
 
 
+def test_a_library_search_says_what_it_found(browser: Browser, served: Served) -> None:
+    # Before: a search matching nothing left the table's headers alone, no line saying so.
+    from playwright.sync_api import expect
+
+    page, _ = open_page(browser, served, [])
+    page.get_by_role("tab", name="Library").click()
+    search = page.locator("#library-search textarea")
+    search.fill("zebra migration patterns")
+    expect(page.locator("#stats")).to_contain_text("No paper matches “zebra migration patterns”")
+    expect(page.locator("#papers tbody tr")).to_have_count(0)
+    search.fill("auctions")
+    expect(page.locator("#stats")).to_contain_text("papers match “auctions”.")
+    expect(page.locator("#papers tbody")).to_contain_text("Haoran Sun")
+    search.fill("")
+    expect(page.locator("#stats")).not_to_contain_text("match")
+    page.close()
+
+
 def test_malformed_upload_shows_its_error_and_keeps_the_good_record(
     browser: Browser, served: Served, tmp_path: Path
 ) -> None:
