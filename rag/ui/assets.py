@@ -66,6 +66,7 @@ CSS = """
   --df-max-col-width: max(14rem, calc((100cqw - 300px) / 3)) !important;
 }
 .ingest-result .bad, .ingest-result .bad li { color: #b91c1c; }
+p.bad { color: #b91c1c; }  /* a tab's error line (Remove, Cite my draft) */
 .ingest-result .added { color: var(--body-text-color); }
 .ingest-result .skipped, .ingest-result .skipped li { color: #b45309; }
 .draft-sentence .below-bar, .near-miss .below-bar {
@@ -110,6 +111,7 @@ CSS = """
 .dark .turn-error { color: #fca5a5; }
 .dark .card-abstract .role-tag { color: #fbbf24; border-color: #b45309; }
 .dark .ingest-result .bad { color: #fca5a5; }
+.dark p.bad { color: #fca5a5; }
 .dark .ingest-result .bad li { color: #fca5a5; }
 .dark .ingest-result .skipped { color: #fbbf24; }
 .dark .ingest-result .skipped li { color: #fbbf24; }

@@ -195,6 +195,20 @@ def test_a_library_search_says_what_it_found(browser: Browser, served: Served) -
     page.close()
 
 
+def test_a_failed_removal_is_shown_in_the_error_colour(browser: Browser, served: Served) -> None:
+    # Before: the Library's error line was in the body colour, unlike an upload's error.
+    from playwright.sync_api import expect
+
+    page, _ = open_page(browser, served, [])
+    page.get_by_role("tab", name="Library").click()
+    page.get_by_label("Remove a paper: citation key").fill("no_such_key")
+    page.get_by_role("button", name="Remove").click()
+    error = page.locator("#removed p.bad")
+    expect(error).to_contain_text("the Library tab")
+    assert color_of(error) == "rgb(185, 28, 28)"
+    page.close()
+
+
 def test_malformed_upload_shows_its_error_and_keeps_the_good_record(
     browser: Browser, served: Served, tmp_path: Path
 ) -> None:
