@@ -252,7 +252,6 @@ def subject_scan(index: Index, sessions: list[dict[str, Any]]) -> None:
     (`continuation.asks_the_collection`); the bar sending the most broader questions less the
     most follow-ups (the highest on a tie). Writes bench/results/continuation_subject.md."""
     settings = index.settings.model_copy(update={"backend": "extractive"})
-    fitted = continuation.weights()["aspect"]
     taken: list[tuple[dict[str, Any], float]] = []
     for s in sessions:
         first = api.ask(s["first"], settings=settings, index=index)
@@ -273,9 +272,8 @@ def subject_scan(index: Index, sessions: list[dict[str, Any]]) -> None:
             )
         finally:
             continuation.SUBJECT_ASPECT = saved
-        vector = index.embedder.embed([message])[0]
-        logit = float(vector @ np.array(fitted["coef"]) + fitted["intercept"])
-        taken.append((s, logit if sent else float("inf")))
+        logit = continuation.aspect_logit(index, message)
+        taken.append((s, logit if sent and logit is not None else float("inf")))
     bars = [round(b, 2) for b in np.arange(-2.5, 0.01, 0.25)]
 
     def sent(split: str, kind: str, bar: float) -> str:

@@ -68,10 +68,16 @@ def weights() -> dict[str, Any]:
 
 
 def aspect(index: Index, message: str) -> float:
-    """Return the logit that `message` names only an aspect of papers, not a subject."""
+    """Return the logit that `message` names only an aspect of papers, not a subject (its
+    fitted mean when the weights cannot read this index's vectors: they read MiniLM only)."""
+    logit = aspect_logit(index, message)
+    return float(weights()["aspect"]["mean"]) if logit is None else logit
+
+
+def aspect_logit(index: Index, message: str) -> float | None:
+    """Return the `aspect` logit of `message` (None: the weights cannot read its vector)."""
     fitted = weights()["aspect"]
-    logit = vector_logit(index, message, fitted["coef"], fitted["intercept"])
-    return float(fitted["mean"]) if logit is None else logit  # the weights read MiniLM only
+    return vector_logit(index, message, fitted["coef"], fitted["intercept"])
 
 
 def signals(
@@ -175,8 +181,7 @@ def asks_the_collection(
     per-paper judgement over its own `hits` passes, at `bar`, some of `previous` and some other
     papers ("anything about graphs?" after one graph paper). False when the weights cannot read
     this index's vectors."""
-    fitted = weights()["aspect"]
-    logit = vector_logit(index, message, fitted["coef"], fitted["intercept"])
+    logit = aspect_logit(index, message)
     if logit is None or logit > SUBJECT_ASPECT or not decision.answerable:
         return False
     ids = {p.id for p in previous}
