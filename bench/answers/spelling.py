@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/answers/spelling.py [--scifact-index DIR]
 
-Two labelled sets, and the rule against its variants (shortest word corrected; a replaced
-letter counted as a slip or not):
+Two labelled sets, and the rule against its variants (shortest word corrected; shortest word
+it is read as; a replaced letter counted as a slip or not):
 
 - the seed questions of `bench/data/paper_questions.jsonl` whose form is "typo" (18), with their
   misspelled words and the words meant in `bench/data/spelling_seed_typos.jsonl`: is each read
@@ -38,8 +38,16 @@ DATA = ROOT / "bench" / "data"
 CLAIMS = ROOT.parent / "shared" / "data" / "scifact-claims" / "claims_train.jsonl"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 SLIPS = spelling.slips
-SHIPPED = (spelling.MIN_LENGTH, False)
-VARIANTS = [(4, True), (4, False), (5, False), (6, True), SHIPPED, (7, False)]
+SHIPPED = (spelling.MIN_LENGTH, spelling.MIN_READ_LENGTH, False)
+VARIANTS = [
+    (4, 4, True),
+    (4, 4, False),
+    (5, 4, False),
+    SHIPPED,
+    (6, 5, True),
+    (6, 5, False),
+    (7, 6, False),
+]
 
 
 def with_replacements(word: str) -> set[str]:
@@ -48,11 +56,11 @@ def with_replacements(word: str) -> set[str]:
     return SLIPS(word) | {a + c + b[1:] for a, b in splits if b for c in LETTERS} - {word}
 
 
-def changes(index: Index, texts: list[str], variant: tuple[int, bool]) -> dict[str, str]:
+def changes(index: Index, texts: list[str], variant: tuple[int, int, bool]) -> dict[str, str]:
     """Return {typed word: word read} over `texts` under one variant of the rule."""
-    min_length, replace = variant
-    saved = spelling.MIN_LENGTH, spelling.slips, spelling.clipped
-    spelling.MIN_LENGTH = min_length
+    min_length, min_read, replace = variant
+    saved = spelling.MIN_LENGTH, spelling.MIN_READ_LENGTH, spelling.slips, spelling.clipped
+    spelling.MIN_LENGTH, spelling.MIN_READ_LENGTH = min_length, min_read
     spelling.clipped = lambda index, word: None  # type: ignore[assignment]  # slips alone here
     if replace:
         spelling.slips = with_replacements  # type: ignore[assignment]
@@ -65,13 +73,18 @@ def changes(index: Index, texts: list[str], variant: tuple[int, bool]) -> dict[s
                     out[word] = read
         return out
     finally:
-        spelling.MIN_LENGTH, spelling.slips, spelling.clipped = saved  # type: ignore[assignment]
+        (  # type: ignore[assignment]
+            spelling.MIN_LENGTH,
+            spelling.MIN_READ_LENGTH,
+            spelling.slips,
+            spelling.clipped,
+        ) = saved
 
 
-def name(variant: tuple[int, bool]) -> str:
+def name(variant: tuple[int, int, bool]) -> str:
     shipped = " (shipped)" if variant == SHIPPED else ""
-    edits = "slips and replaced letters" if variant[1] else "slips only"
-    return f"{variant[0]}+ letters, {edits}{shipped}"
+    edits = "slips and replaced letters" if variant[2] else "slips only"
+    return f"{variant[0]}+ letters read as {variant[1]}+, {edits}{shipped}"
 
 
 def seeds_part(index: Index) -> list[str]:

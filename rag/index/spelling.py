@@ -9,7 +9,8 @@ the misspelled words into word pieces that no abstract shares, so such a questio
 - neither the collection (its BM25 vocabulary) nor an English word list (the frequency
   dictionary symspellpy ships, 82,765 words) holds it;
 - one slip of the keyboard away, a letter missing, doubled or two letters swapped, it is a word
-  the collection holds (if several are, an English word first, then the one in most papers).
+  of `MIN_READ_LENGTH` letters or more the collection holds (if several are, an English word
+  first, then the one in most papers).
 
 The question's first word counts as lowercase when only its first letter is a capital
 ("Nueral networks on graphs?"); it keeps its capital.
@@ -18,7 +19,9 @@ A different letter in its place is not read as a slip: on SciFact's 809 training
 edit turned real terms the collection lacks into other words ("tegmental" into "segmental",
 "exopolymer" into "biopolymer"), while the typos there and in the seed questions were all
 missing, extra or swapped letters; below six letters, gene names such as "polm" and "nexin"
-were read as other words (`bench/answers/spelling.py`, `bench/results/spelling.md`). An
+were read as other words, and a five-letter word read as a four-letter one damaged a gene name
+("nexin" as "nexi"), while five-letter typos read as five-letter words ("cahce", "afine",
+"nosiy") were all meant (`bench/answers/spelling.py`, `bench/results/spelling.md`). An
 off-topic word stays as typed unless the collection holds a word one slip from it. A word BM25
 already matches through its stem ("clusterring" stems as "clustering" does) is left as typed:
 spelling such words out also rewrote correct terms the English list lacks ("cytokine",
@@ -56,7 +59,8 @@ CLIP_MIN_LENGTH = 4  # "lab", "doc", "app": too many English words start with th
 # 0.333: bench/answers/spelling.py, bench/results/spelling.md).
 CLIP_MIN_COSINE = 0.3
 CLIP_FAMILIES = 40  # the most frequent stems tried for one clipped word
-MIN_LENGTH = 6  # shorter words have too many neighbours: 'polm' (a gene) is one slip from 'polym'
+MIN_LENGTH = 5  # shorter words have too many neighbours: 'polm' (a gene) is one slip from 'polym'
+MIN_READ_LENGTH = 5  # 'nexin' (a gene) is one slip from 'nexi'
 _WORD = re.compile(r"[A-Za-z0-9]+")  # "brca1", "gpt4": one token, never corrected
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -151,7 +155,7 @@ def _slip_of(index: Index, word: str) -> str | None:
     def papers_with(candidate: str) -> int:
         return len(bm25.documents_with(bm25.stem(candidate)))
 
-    found = [(papers_with(c), c) for c in slips(word) if len(c) >= MIN_LENGTH - 1]
+    found = [(papers_with(c), c) for c in slips(word) if len(c) >= MIN_READ_LENGTH]
     found = [(n, c) for n, c in found if n]
     if not found:
         return None

@@ -19,6 +19,8 @@ from rag.index.spelling import corrected, slips
             "Which papers study interpretabilty circuts?",
             "Which papers study interpretability circuits?",
         ),
+        ("learning with nosiy lables", "learning with noisy labels"),  # five letters
+        ("grpah prompting", "graph prompting"),
     ],
 )
 def test_a_misspelled_word_becomes_the_collections_word(
@@ -37,6 +39,7 @@ def test_a_misspelled_word_becomes_the_collections_word(
         "gardenning tips",  # no collection word one slip away
         "ventral tegmental neurons",  # a real term the collection lacks
         "graph prompt lern",  # too short to tell a slip from another word
+        "nexin proteins",  # a five-letter term is not read as a four-letter word ("nexi")
     ],
 )
 def test_known_words_names_and_off_topic_words_stay_as_typed(seed_index: Index, text: str) -> None:
