@@ -397,6 +397,7 @@ def compose(
     every: bool = False,
     said: str = "",
     absent: bool = False,
+    before: str = "",
     synthesis: Mapping[int, str] | None = None,
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
@@ -413,7 +414,8 @@ def compose(
             ("Tell me more.", "the second one"): a sentence shown there is not repeated while
             its paper has another one about the question.
         absent: with `every`, the question asks something of its papers ("main limitation?"
-            after CELL): when none has a sentence about it, a note says so above their lines.
+            after CELL): when none has a sentence about it, a note says so above their lines,
+            each its paper's best sentence that `before` (earlier answers' text) did not show.
         synthesis: what the model's synthesis said of each paper in `skip`: when it holds
             none of the question's words, the paper gets a line with its sentence that does
             (`tie_sentence`).
@@ -441,6 +443,7 @@ def compose(
         ev = evidence[0]
         choices = [Choice(ev.n, ev.best_sentence, 0.0, states)]
     note = None
+    by_n = {ev.n: ev for ev in evidence}
     if kind in (Kind.DATASET, Kind.NUMBER) and choices:
         stating = [c for c in choices if c.states_it]
         if stating:
@@ -458,7 +461,7 @@ def compose(
             note = prompts.NOT_ADDRESSED_ONE.format(who=who)
         else:
             note = prompts.NOT_ADDRESSED
-    by_n = {ev.n: ev for ev in evidence}
+        choices = [_not_shown_before(c, by_n[c.n], before) for c in choices]
     lines: list[CheckedSentence] = []
     joined = set()
     for c in [*choices, *ties]:
@@ -469,6 +472,15 @@ def compose(
                 joined.add(len(lines))
                 lines.append(after)
     return Composed(kind, note, tuple(lines), frozenset(joined))
+
+
+def _not_shown_before(choice: Choice, ev: Evidence, before: str) -> Choice:
+    """`choice`, or its paper's best sentence that `before` did not show: a follow-up its
+    paper does not address ("GPU hours saved?") is not answered with the line just read."""
+    if not before or not already_said(choice.sentence, before):
+        return choice
+    unsaid = [s for s in ev.sentences if not (already_said(s, before) or is_fragment(s))]
+    return replace(choice, sentence=unsaid[0], context=None) if unsaid else choice
 
 
 def tie_shown(choice: Choice, ev: Evidence, checker: CitationChecker) -> CheckedSentence:

@@ -548,7 +548,14 @@ def answer_stream(
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
         composed = compose(
-            asked, evidence, checker, relevance, every=named, said=said, absent=absent
+            asked,
+            evidence,
+            checker,
+            relevance,
+            every=named,
+            said=said,
+            absent=absent,
+            before="\n".join(t.answer for t in to_turns(history)) if absent else "",
         )
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)

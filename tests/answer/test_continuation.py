@@ -139,3 +139,15 @@ def test_a_message_is_sent_to_the_collection_only_when_the_aspect_can_be_read() 
     )
     decision: Any = SimpleNamespace(answerable=True)
     assert not continuation.asks_the_collection(index, "graphs", [], [], [], decision, 0.47)
+
+
+@pytest.mark.slow
+def test_a_follow_up_its_paper_says_nothing_about_is_not_answered_with_the_line_just_read(
+    real_seed_index: Index,
+) -> None:
+    one, two = chat(
+        real_seed_index, ["does self-distillation help with long inputs?", "GPU hours saved?"]
+    )
+    shown = one.answer.split(": ", 1)[-1].split(" [")[0]
+    assert two.answer.startswith("The abstract of Li et al."), two.answer
+    assert shown not in two.answer, two.answer
