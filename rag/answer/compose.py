@@ -189,7 +189,7 @@ def choose(
     for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
         passes = relevance.passes(about)
-        if is_fragment(sentence) or not (passes or said):
+        if is_fragment(sentence, relevance.question) or not (passes or said):
             continue
         states = (
             names_a_dataset(sentence, method)

@@ -105,6 +105,8 @@ _FRAGMENT = re.compile(
     r"\s*,?\s*)?(?:we|the|this|these|it|they|our|an?|here|(?-i:[A-Z])[\w-]*)\b)",
     re.IGNORECASE,
 )
+# What those sentences make available, as `_AVAILABILITY` names it.
+_AVAILABLE_THINGS = "code software implementation source package tool"
 # Where the code is, not what the paper found: "Our code is available at https://...", "We will
 # make our code publicly available online.", "Source code is freely available at ...", "Code
 # released upon publication.".
@@ -396,7 +398,7 @@ def after_rules(
         if not background.all():
             scores = np.where(background, scores - (spread + 1.0), scores)
             spread = float(np.ptp(scores))
-    fragments = np.array([is_fragment(s) for s, _ in pairs])
+    fragments = np.array([is_fragment(s, question) for s, _ in pairs])
     return np.where(fragments, scores - (spread + FRAGMENT_MALUS), scores)
 
 
@@ -436,12 +438,20 @@ def first_naming(shares: Sequence[float]) -> int:
     return next(i for i, x in enumerate(shares) if x == top) if top > 0 else -1
 
 
-def is_fragment(sentence: str) -> bool:
+def is_fragment(sentence: str, question: str = "") -> bool:
     """Return whether `sentence` cannot answer anything: no sentence ("To determine whether X.",
-    "Cohort study.") or where the code is ("Our code is available at ...")."""
+    "Cohort study.") or where the code is ("Our code is available at ..."), unless `question`
+    names what such a sentence makes available ("any code released?", "is the implementation
+    public?"): then it is the answer."""
     text = sentence.strip()
-    return (
-        len(sentence.split()) < _MIN_WORDS
-        or bool(_FRAGMENT.match(text))
-        or bool(_AVAILABILITY.match(text))
-    )
+    if len(sentence.split()) < _MIN_WORDS or _FRAGMENT.match(text):
+        return True
+    if not _AVAILABILITY.match(text):
+        return False
+    return not (set(content_stems(question)) & _available_things())
+
+
+@lru_cache(maxsize=1)
+def _available_things() -> frozenset[str]:
+    """The stems of what `_AVAILABILITY` sentences make available."""
+    return frozenset(content_stems(_AVAILABLE_THINGS))

@@ -151,3 +151,13 @@ def test_a_follow_up_its_paper_says_nothing_about_is_not_answered_with_the_line_
     shown = one.answer.split(": ", 1)[-1].split(" [")[0]
     assert two.answer.startswith("The abstract of Li et al."), two.answer
     assert shown not in two.answer, two.answer
+
+
+@pytest.mark.slow
+def test_a_question_about_the_code_is_answered_with_where_the_code_is(
+    real_seed_index: Index,
+) -> None:
+    _, two = chat(
+        real_seed_index, ["Which papers work on graph neural networks?", "any code released?"]
+    )
+    assert "code is available in the supplementary materials" in two.answer, two.answer

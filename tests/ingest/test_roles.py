@@ -192,6 +192,19 @@ def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> Non
 
 
 @pytest.mark.parametrize(
+    ("question", "fragment"),
+    [
+        ("any code released?", False),
+        ("is the implementation public (CURE)?", False),
+        ("Which papers deal with graphs?", True),
+        ("which papers study online learning?", True),  # "online" is in the sentence, not asked
+    ],
+)
+def test_where_the_code_is_answers_a_question_about_the_code(question: str, fragment: bool) -> None:
+    assert is_fragment("We will make our code publicly available online.", question) is fragment
+
+
+@pytest.mark.parametrize(
     ("question", "want"),
     [
         ("Does lowering LDL reduce stroke?", Want.FINDING),
