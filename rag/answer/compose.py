@@ -399,6 +399,7 @@ def compose(
     absent: bool = False,
     before: str = "",
     synthesis: Mapping[int, str] | None = None,
+    drawn_on: Mapping[int, str] | None = None,
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
 
@@ -419,6 +420,8 @@ def compose(
         synthesis: what the model's synthesis said of each paper in `skip`: when it holds
             none of the question's words, the paper gets a line with its sentence that does
             (`tie_sentence`).
+        drawn_on: for each paper in `skip`, the abstract sentence the synthesis drew on: not
+            its tie, which would say again what the synthesis just said in other words.
     """
     kind = question_kind(question)
     states = kind not in (Kind.DATASET, Kind.NUMBER)
@@ -428,7 +431,8 @@ def compose(
     for ev in evidence:
         if ev.n in skip:
             said_of = (synthesis or {}).get(ev.n)
-            tie = model_tie(relevance, ev, said_of, said) if said_of is not None else None
+            used = "\n".join(x for x in (said, (drawn_on or {}).get(ev.n, "")) if x)
+            tie = model_tie(relevance, ev, said_of, used) if said_of is not None else None
             if tie is not None:
                 ties.append(tie)
             continue

@@ -574,6 +574,7 @@ def answer_stream(
             every=named,
             said=said,
             synthesis=render.said_of_sources(),
+            drawn_on=render.evidence,
         )
         bullets = True
     for i, line in enumerate(composed.lines):

@@ -186,3 +186,31 @@ def test_asked_again_about_what_a_tie_showed_the_paper_says_it_again(
     # sentence not said yet instead, with nothing on the KV cache in it.
     _, two = chat(real_seed_index, [KV, "what does the first one say about the KV cache?"])
     assert any("KV cache" in s for s in _lines(two)["Yizhi Li"]), two.answer
+
+
+class _ParaphrasesIndexGuard(FakeLLM):
+    """A small model's habit: it paraphrases a finding, dropping the question's words."""
+
+    def generate(self, prompt: Prompt, **kwargs: object) -> Iterator[str]:  # type: ignore[override]
+        block = re.search(r"^\[(\d+)\] [^\n]*IndexGuard", prompt.user, re.M)
+        assert block, prompt.user
+        self.enqueue(
+            "IndexGuard provides end-to-end mitigation, preserving clean accuracy and performance "
+            f"comparable to centralized methods [{block.group(1)}]."
+        )
+        yield from super().generate(prompt, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_a_paper_s_tie_is_not_the_sentence_the_model_just_paraphrased(
+    real_seed_index: Index,
+) -> None:
+    result = answer(
+        real_seed_index,
+        "privacy attacks on federated learning",
+        settings=real_seed_index.settings,
+        backend=_ParaphrasesIndexGuard(),
+    )
+    lines = _lines(result)["Javad Dogani"]
+    assert any("end-to-end mitigation, preserving clean accuracy and" in s for s in lines)
+    assert not any("Across attacks, backbones" in s for s in lines), result.answer
