@@ -145,7 +145,8 @@ class Condensed:
     question: str  # standalone
     original: str
     # "as-is", "rule", "llm", "context" (rag/answer/continuation.py), "people", "people-asked"
-    # (rag/answer/people.py) or "papers" (rag/answer/named_papers.py)
+    # (rag/answer/people.py), "papers" (rag/answer/named_papers.py) or "chat" (small talk
+    # that holds a pronoun, rag/answer/topicless.py)
     method: str = "as-is"
     papers: tuple[Paper, ...] = ()  # the papers the follow-up refers to, if any
     # A choice among `papers` ("Which of them is about X?", "Are any of them ...?"): the
@@ -237,6 +238,16 @@ def _cited(turn: Turn, n: int, resolve: Resolver | None) -> Paper | None:
     return None
 
 
+def _last_answer(turns: Sequence[Turn]) -> Turn | None:
+    """Return the last turn whose answer cited a paper, else the last answered one: the reply
+    to "got it, thanks" cites none, and "it" in the next message still means the papers
+    shown before it."""
+    answered = [t for t in turns if t.answer]
+    return next((t for t in reversed(answered) if _cited_numbers(t)), None) or (
+        answered[-1] if answered else None
+    )
+
+
 def _cited_numbers(turn: Turn) -> list[int]:
     if turn.cited:
         return list(range(1, len(turn.cited) + 1))
@@ -271,6 +282,14 @@ def refers_back(question: str) -> bool:
     return short and bool(_PLURAL_REF.search(text) or _SINGULAR_REF.search(text))
 
 
+def refers_by_pronoun(question: str) -> bool:
+    """Return whether `question` points at the previous answer's papers by a pronoun alone
+    ("love it", "what do they find?"), not by an ordinal, "the others" or a choice."""
+    text = _EXPLETIVE_IT.sub(" ", question)
+    structural = (_ORDINAL_REF, _NUMBER_REF, _OTHERS_REF, _PICKS)
+    return refers_back(question) and not any(ref.search(text) for ref in structural)
+
+
 def asks_for_more(question: str) -> bool:
     """Return whether `question` has no subject of its own and asks for more ("Why?", "Tell
     me more.", "go on"); "ok", "how are you?" or an emoji have no subject either, but ask for
@@ -292,7 +311,7 @@ def rule_rewrite(
 ) -> Condensed:
     """Rewrite a follow-up with the deterministic rule (see the module docstring)."""
     question = question.strip()
-    last = next((t for t in reversed(turns) if t.answer), None)
+    last = _last_answer(turns)
     if last is None or not depends_on_history(question):
         return Condensed(question, question)
     numbers = _cited_numbers(last)
@@ -360,8 +379,7 @@ def asked_of(question: str, papers: Sequence[Paper], method: str = "rule") -> Co
 
 def last_answer_papers(history: Sequence[Any] | None, resolve: Resolver | None) -> list[Paper]:
     """Return the papers the last answer in `history` cited, in its order (none: empty)."""
-    last = next((t for t in reversed(to_turns(history)) if t.answer), None)
-    return _papers_of(last, resolve)
+    return _papers_of(_last_answer(to_turns(history)), resolve)
 
 
 _AUXILIARIES = frozenset("is was can could will would should".split())  # noqa: SIM905
@@ -480,7 +498,7 @@ def condense(
     rule = rule_rewrite(question, turns, resolve)
     if backend is None or rule.method == "as-is":
         return rule
-    last = next(t for t in reversed(turns) if t.answer)
+    last = _last_answer(turns) or turns[-1]
     named = {n: p for n in _cited_numbers(last) if (p := _cited(last, n, resolve)) is not None}
     try:
         text = "".join(

@@ -39,6 +39,11 @@ from rag.index.paper_index import Index
 SEARCHED_FEATURES = ("logit", "cosine", "answerable", "names", "refers", "terms")
 
 WEIGHTS = Path(__file__).with_name("model") / "topicless.json"
+# "love it", "got it, thanks" after an answer point back by a pronoun, yet are small talk: the
+# judgement's probability at which such a message is read so, the lowest above every fitting
+# follow-up that points back by a pronoun ("explain it like I'm new to this": 0.615;
+# `bench/answers/pronoun_chat.py`, bench/results/pronoun_chat.md).
+PRONOUN_CHAT_BAR = 0.65
 
 
 @functools.cache

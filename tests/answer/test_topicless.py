@@ -216,3 +216,32 @@ def test_a_terse_or_collection_worded_topic_is_still_answered(
 ) -> None:
     (answer,) = chat(real_seed_index, [message])
     assert author in first_authors(answer), answer.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("thanks", ["love it", "that's it for today", "I appreciate it a lot"])
+def test_small_talk_that_holds_a_pronoun_quotes_no_paper(
+    real_seed_index: Index, thanks: str
+) -> None:
+    # Before: "love it" was asked as "love ICGNN" and answered with an ICGNN sentence.
+    _, reply = chat(real_seed_index, ["graph label noise", thanks])
+    assert reply.answer == no_topic(real_seed_index), reply.answer
+    assert not reply.citations and reply.standalone is None
+
+
+@pytest.mark.slow
+def test_a_pronoun_after_small_talk_still_means_the_papers_shown_before(
+    real_seed_index: Index,
+) -> None:
+    _, _, follow_up = chat(real_seed_index, ["graph label noise", "love it", "what do they find?"])
+    assert follow_up.standalone is not None and "ICGNN" in follow_up.standalone
+    assert [c.hit.paper.authors[0] for c in follow_up.citations] == ["Wei Ju"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", ["how does it work?", "who wrote it?", "is it any good?"])
+def test_a_question_that_holds_a_pronoun_is_still_asked_of_the_papers_shown(
+    real_seed_index: Index, question: str
+) -> None:
+    _, follow_up = chat(real_seed_index, ["graph label noise", question])
+    assert follow_up.standalone is not None and "ICGNN" in follow_up.standalone
