@@ -88,6 +88,15 @@ def cite(
     settings = settings_for(ctx)
     judge = judge_for(settings.stance, settings)
     if claim:
+        from rag.text import split_sentences
+
+        count = len(split_sentences(claim))
+        if count > 1:  # matched as one claim, so one sentence's papers can hide the others'
+            click.echo(
+                f"Note: the claim holds {count} sentences and is matched as one; "
+                "`rag cite --draft -` cites each sentence on its own.",
+                err=True,
+            )
         result = citing.cite(
             index, claim, k=k or 5, min_score=score, filters=make_filters(**filters), judge=judge
         )

@@ -229,3 +229,15 @@ def test_cli_cite_needs_a_claim_or_a_draft(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "CLAIM or --draft" in result.output
     result = CliRunner().invoke(cli, ["--index", str(tmp_path), "cite", "x", "--bib", "o.bib"])
     assert result.exit_code == 2 and "--bib goes with --draft" in result.output
+
+
+@pytest.mark.slow
+def test_cli_cite_says_a_claim_of_several_sentences_is_matched_as_one(
+    real_seed_index: Index,
+) -> None:
+    # Before: two sentences came back with the papers of one of them and no word on the other.
+    claim = "LLMs can check their proofs in Lean. Graph networks resist label noise."
+    result = CliRunner().invoke(cli, ["--index", str(real_seed_index.dir), "cite", claim])
+    assert result.exit_code == 0, result.output
+    assert "the claim holds 2 sentences" in result.stderr
+    assert "rag cite --draft -" in result.stderr
