@@ -437,7 +437,7 @@ def compose(
                 ties.append(tie)
             continue
         choice = choose(question, kind, relevance, ev, said)
-        found = found or choice is not None
+        found = found or (choice is not None and not _only_again(choice, relevance, ev, before))
         if choice is None and every:
             choice = Choice(ev.n, ev.best_sentence, 0.0, states)
         if choice is not None:
@@ -476,6 +476,16 @@ def compose(
                 joined.add(len(lines))
                 lines.append(after)
     return Composed(kind, note, tuple(lines), frozenset(joined))
+
+
+def _only_again(choice: Choice, relevance: RelevanceCheck, ev: Evidence, before: str) -> bool:
+    """Whether `choice` is the line `before` just showed and no sentence of its paper holds any
+    of the question's own words: what the follow-up asks ("does it help with image
+    classification?") is not in the abstract, and the line is no answer to it."""
+    if not before or not already_said(choice.sentence, before):
+        return False
+    terms = topic_terms(relevance, method_name(ev.hit.paper.abstract))
+    return not any(term_share(terms, s) for s in paper_sentences(ev.hit.paper))
 
 
 def _not_shown_before(choice: Choice, ev: Evidence, before: str) -> Choice:

@@ -161,3 +161,27 @@ def test_a_question_about_the_code_is_answered_with_where_the_code_is(
         real_seed_index, ["Which papers work on graph neural networks?", "any code released?"]
     )
     assert "code is available in the supplementary materials" in two.answer, two.answer
+
+
+@pytest.mark.slow
+def test_a_follow_up_on_what_the_abstract_never_mentions_says_so(real_seed_index: Index) -> None:
+    # Before: the TRM line just shown came back, as if TRM helped image classification.
+    one, two = chat(
+        real_seed_index, ["TRM trust region bounds", "does it help with image classification?"]
+    )
+    shown = one.answer.split(": ", 1)[-1].split(" [")[0]
+    assert two.answer.startswith("The abstract of Li et al. (TRM) does not seem"), two.answer
+    assert shown not in two.answer
+
+
+@pytest.mark.slow
+def test_a_follow_up_on_what_the_abstract_mentions_gets_no_such_note(
+    real_seed_index: Index,
+) -> None:
+    # ConPress says it needs no reinforcement learning: that addresses the comparison.
+    _, two = chat(
+        real_seed_index,
+        ["ConPress self-compression", "how does it compare with reinforcement learning?"],
+    )
+    assert "does not seem" not in two.answer
+    assert "reinforcement learning" in two.answer
