@@ -105,8 +105,11 @@ _FRAGMENT = re.compile(
     r"\s*,?\s*)?(?:we|the|this|these|it|they|our|an?|here|(?-i:[A-Z])[\w-]*)\b)",
     re.IGNORECASE,
 )
-# What those sentences make available, as `_AVAILABILITY` names it.
-_AVAILABLE_THINGS = "code software implementation source package tool"
+# What those sentences make available, as `_AVAILABILITY` names it, and how a question asks
+# whether it is: a question names both ("any code released?", "is the implementation public?"),
+# unlike "LLMs for code generation" or "source-free domain adaptation".
+_AVAILABLE_THINGS = "code software implementation package tool"
+_AVAILABLE_HOW = "available availability released release public open github repository repo link"
 # Where the code is, not what the paper found: "Our code is available at https://...", "We will
 # make our code publicly available online.", "Source code is freely available at ...", "Code
 # released upon publication.".
@@ -406,6 +409,12 @@ def _few_words(question: str) -> bool:
     return len(re.findall(r"[a-z]+", question.lower())) <= SHORT_WORDS
 
 
+def is_question(text: str) -> bool:
+    """Whether `text` asks something: it ends with a question mark or opens with a question
+    word or a request ("what", "how", "tell", "list", ...), unlike "love it" or a claim."""
+    return bool(_ASKED.search(text))
+
+
 def wanted(question: str) -> Want:
     """Return what `question` wants from an abstract (see the module docstring).
 
@@ -441,17 +450,19 @@ def first_naming(shares: Sequence[float]) -> int:
 def is_fragment(sentence: str, question: str = "") -> bool:
     """Return whether `sentence` cannot answer anything: no sentence ("To determine whether X.",
     "Cohort study.") or where the code is ("Our code is available at ..."), unless `question`
-    names what such a sentence makes available ("any code released?", "is the implementation
-    public?"): then it is the answer."""
+    asks whether what such a sentence makes available is ("any code released?", "is the
+    implementation public?"): then it is the answer."""
     text = sentence.strip()
     if len(sentence.split()) < _MIN_WORDS or _FRAGMENT.match(text):
         return True
     if not _AVAILABILITY.match(text):
         return False
-    return not (set(content_stems(question)) & _available_things())
+    asked = set(content_stems(question))
+    things, how = _availability_stems()
+    return not (asked & things and asked & how)
 
 
 @lru_cache(maxsize=1)
-def _available_things() -> frozenset[str]:
-    """The stems of what `_AVAILABILITY` sentences make available."""
-    return frozenset(content_stems(_AVAILABLE_THINGS))
+def _availability_stems() -> tuple[frozenset[str], frozenset[str]]:
+    """The stems of what `_AVAILABILITY` sentences make available, and of how it is asked."""
+    return frozenset(content_stems(_AVAILABLE_THINGS)), frozenset(content_stems(_AVAILABLE_HOW))

@@ -198,6 +198,8 @@ def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> Non
         ("is the implementation public (CURE)?", False),
         ("Which papers deal with graphs?", True),
         ("which papers study online learning?", True),  # "online" is in the sentence, not asked
+        ("LLMs for code generation", True),  # code as a topic, not as something released
+        ("source-free domain adaptation", True),
     ],
 )
 def test_where_the_code_is_answers_a_question_about_the_code(question: str, fragment: bool) -> None:
