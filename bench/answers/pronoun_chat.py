@@ -7,7 +7,8 @@ the rewrite rule asked them of the last answer's papers ("appreciate ICGNN") and
 The topicless judgement (`rag/answer/topicless.py`, a logistic regression over the message's
 MiniLM vector) reads them as chat; it also gives some follow-ups that point back by a pronoun
 a fair probability ("who are they", "explain it like I'm new to this"). Every labelled message
-that points back by a pronoun alone (`condense.refers_by_pronoun`) is scored: the chat and
+that could be such small talk (`topicless.may_be_small_talk`: it points back by a pronoun alone,
+asks nothing and names nothing a paper holds) is scored: the chat and
 collection messages of bench/data/subjectless_followups.jsonl against the follow-ups of that
 file, bench/data/set_followups.jsonl and bench/data/generic_followups.jsonl. The bar is the
 lowest on a 0.05 grid above every fitting follow-up's probability (none of them taken for chat);
@@ -27,8 +28,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from rag.answer import topicless  # noqa: E402
-from rag.answer.condense import refers_by_pronoun  # noqa: E402
+from rag.answer.abstention import question_terms  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
+from rag.index.spelling import corrected  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
@@ -39,8 +41,9 @@ def read(name: str) -> list[dict]:
     return [json.loads(x) for x in (DATA / name).read_text(encoding="utf-8").splitlines() if x]
 
 
-def messages() -> list[tuple[str, bool, str]]:
-    """(split, small talk or about the collection?, message) for every pronoun-only message."""
+def messages(index: Index) -> list[tuple[str, bool, str]]:
+    """(split, small talk or about the collection?, message) for every message that could be
+    small talk that points back by a pronoun."""
     rows = [
         (r["split"], r["label"] != "previous", r["second"])
         for r in read("subjectless_followups.jsonl")
@@ -50,7 +53,11 @@ def messages() -> list[tuple[str, bool, str]]:
     rows += [
         (r["split"], False, r["second"]) for r in read("generic_followups.jsonl") if r["depends"]
     ]
-    return [r for r in rows if refers_by_pronoun(r[2])]
+    return [
+        r
+        for r in rows
+        if topicless.may_be_small_talk(index, r[2], question_terms(index, corrected(index, r[2])))
+    ]
 
 
 def main() -> None:
@@ -58,7 +65,9 @@ def main() -> None:
     parser.add_argument("--index", type=Path, required=True, help="a seed index")
     args = parser.parse_args()
     index = Index(Settings(index_dir=args.index))
-    scored = [(sp, chat, m, topicless.probability(index, m) or 0.0) for sp, chat, m in messages()]
+    scored = [
+        (sp, chat, m, topicless.probability(index, m) or 0.0) for sp, chat, m in messages(index)
+    ]
     highest = max(p for sp, chat, _, p in scored if sp == "fit" and not chat)
     bar = next(b / 20 for b in range(21) if b / 20 > highest)
 
@@ -70,7 +79,8 @@ def main() -> None:
         "# Small talk that holds a pronoun (`topicless.PRONOUN_CHAT_BAR`)",
         "",
         "Command: `.venv/bin/python bench/answers/pronoun_chat.py --index DIR`. Messages that "
-        "point back by a pronoun alone; the topicless probability of each. Highest fitting "
+        "could be small talk that points back by a pronoun; the topicless probability of each. "
+        "Highest fitting "
         f"follow-up: {highest:.3f}; chosen bar: {bar:.2f} (shipped: "
         f"{topicless.PRONOUN_CHAT_BAR}).",
         "",

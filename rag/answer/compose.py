@@ -485,12 +485,15 @@ def _only_again(choice: Choice, relevance: RelevanceCheck, ev: Evidence, before:
     if not before or not already_said(choice.sentence, before):
         return False
     terms = topic_terms(relevance, method_name(ev.hit.paper.abstract))
+    if not terms:  # "what did they find?" asks for the paper, not for words it lacks
+        return False
     return not any(term_share(terms, s) for s in paper_sentences(ev.hit.paper))
 
 
 def _not_shown_before(choice: Choice, ev: Evidence, before: str) -> Choice:
-    """`choice`, or its paper's best sentence that `before` did not show: a follow-up its
-    paper does not address ("GPU hours saved?") is not answered with the line just read."""
+    """`choice`, or the best of its paper's evidence sentences (`Evidence.sentences`) that
+    `before` did not show: a follow-up its paper does not address ("GPU hours saved?") is not
+    answered with the line just read (when every one was shown, `choice` as it is)."""
     if not before or not already_said(choice.sentence, before):
         return choice
     unsaid = [s for s in ev.sentences if not (already_said(s, before) or is_fragment(s))]

@@ -238,14 +238,26 @@ def _cited(turn: Turn, n: int, resolve: Resolver | None) -> Paper | None:
     return None
 
 
-def _last_answer(turns: Sequence[Turn]) -> Turn | None:
-    """Return the last turn whose answer cited a paper, else the last answered one: the reply
-    to "got it, thanks" cites none, and "it" in the next message still means the papers
-    shown before it."""
-    answered = [t for t in turns if t.answer]
-    return next((t for t in reversed(answered) if _cited_numbers(t)), None) or (
-        answered[-1] if answered else None
+# The replies to a message that named no topic ("got it, thanks", "what's in here?").
+_NO_TOPIC_REPLIES = tuple(
+    reply.split("{")[0]
+    for reply in (
+        prompts.NO_TOPIC,
+        prompts.NO_MATCH_TOPIC,
+        prompts.NO_TOPIC_AGAIN,
+        prompts.NO_TOPIC_EMPTY,
     )
+)
+
+
+def _last_answer(turns: Sequence[Turn]) -> Turn | None:
+    """Return the last answered turn that is not the reply to a message naming no topic (else
+    the last answered one): after "got it, thanks", "it" still means the papers shown before.
+    An answer that said the collection has no paper on a question is the last answer."""
+    answered = [t for t in turns if t.answer]
+    on_topic = [t for t in answered if not t.answer.lstrip().startswith(_NO_TOPIC_REPLIES)]
+    last = on_topic or answered
+    return last[-1] if last else None
 
 
 def _cited_numbers(turn: Turn) -> list[int]:
@@ -378,7 +390,8 @@ def asked_of(question: str, papers: Sequence[Paper], method: str = "rule") -> Co
 
 
 def last_answer_papers(history: Sequence[Any] | None, resolve: Resolver | None) -> list[Paper]:
-    """Return the papers the last answer in `history` cited, in its order (none: empty)."""
+    """Return the papers the last answer in `history` cited, in its order (none: empty); a
+    reply to a message naming no topic is not that answer (`_last_answer`)."""
     return _papers_of(_last_answer(to_turns(history)), resolve)
 
 

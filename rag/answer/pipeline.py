@@ -33,7 +33,6 @@ from rag.answer.condense import (
     condense,
     last_answer_papers,
     refers_back,
-    refers_by_pronoun,
     to_turns,
 )
 from rag.answer.continuation import among, asks_the_collection, continues
@@ -50,8 +49,7 @@ from rag.answer.named_papers import asked_of_named
 from rag.answer.overview import no_topic
 from rag.answer.people import asked_of_people, their_papers
 from rag.answer.relevance import RelevanceCheck
-from rag.answer.topicless import PRONOUN_CHAT_BAR, asks_no_paper, searched_asks_no_paper
-from rag.answer.topicless import probability as topicless_probability
+from rag.answer.topicless import asks_no_paper, pronoun_small_talk, searched_asks_no_paper
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
@@ -642,11 +640,9 @@ def _condensed(
     judgement rather than the rewrite rule (or the LLM, which the rule would not have asked:
     such a message either has words of its own, left as typed, or none, asked of the last
     answer's papers as this does)."""
-    if refers_by_pronoun(message) and not asks_for_more(message):
+    if pronoun_small_talk(index, message, terms):
         # "love it", "got it, thanks": small talk, though "it" could point at the last papers.
-        chat = topicless_probability(index, message)
-        if chat is not None and chat >= PRONOUN_CHAT_BAR:
-            return Condensed(message, message, "chat")
+        return Condensed(message, message, "chat")
     if not terms and not refers_back(message) and not asks_for_more(message):
         # "results?", "what else is in the library?", "how are you?": about the last answer's
         # papers unless it asks of none (rag/answer/topicless.py; None: the judgement cannot

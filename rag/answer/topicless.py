@@ -31,18 +31,25 @@ from typing import Any
 
 import numpy as np
 
-from rag.answer.abstention import Decision, logistic, question_terms, vector_logit
-from rag.answer.condense import asks_for_more, refers_back
+from rag.answer.abstention import (
+    Decision,
+    documents_holding,
+    logistic,
+    question_terms,
+    vector_logit,
+)
+from rag.answer.condense import asks_for_more, refers_back, refers_by_pronoun
 from rag.index.paper_index import Index
+from rag.ingest.wanted import is_question
 
 # What the second judgement reads of a message that was searched (`overview_probability`).
 SEARCHED_FEATURES = ("logit", "cosine", "answerable", "names", "refers", "terms")
 
 WEIGHTS = Path(__file__).with_name("model") / "topicless.json"
-# "love it", "got it, thanks" after an answer point back by a pronoun, yet are small talk: the
-# judgement's probability at which such a message is read so, the lowest above every fitting
-# follow-up that points back by a pronoun ("explain it like I'm new to this": 0.615;
-# `bench/answers/pronoun_chat.py`, bench/results/pronoun_chat.md).
+# "love it", "got it, thanks" after an answer point back by a pronoun, yet are small talk
+# (`pronoun_small_talk`): the judgement's probability at which such a message is read so, the
+# lowest above every fitting follow-up that could be small talk ("hm, could you explain it like
+# I'm new to this": 0.615; `bench/answers/pronoun_chat.py`, bench/results/pronoun_chat.md).
 PRONOUN_CHAT_BAR = 0.65
 
 
@@ -120,3 +127,25 @@ def asks_no_paper(index: Index, message: str) -> bool | None:
     (None: the weights cannot read this index's vectors)."""
     p = probability(index, message)
     return None if p is None else p >= float(weights()["bar"])
+
+
+def may_be_small_talk(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:
+    """Whether `message`, which points back by a pronoun alone ("love it"), could be small talk:
+    it asks nothing (no question, no request for more) and none of its search `terms` is in a
+    paper ("show me papers similar to it" names "similar": a request to search)."""
+    return (
+        refers_by_pronoun(message)
+        and not asks_for_more(message)
+        and not is_question(message)
+        and not any(len(documents_holding(index, t, name)) for t, name in terms)
+    )
+
+
+def pronoun_small_talk(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:
+    """Whether `message` is small talk that points back by a pronoun ("got it, thanks"), not a
+    follow-up on the last answer's papers: it could be (`may_be_small_talk`) and the judgement
+    reads it as asking no paper at `PRONOUN_CHAT_BAR`."""
+    if not may_be_small_talk(index, message, terms):
+        return False
+    p = probability(index, message)
+    return p is not None and p >= PRONOUN_CHAT_BAR

@@ -185,3 +185,13 @@ def test_a_follow_up_on_what_the_abstract_mentions_gets_no_such_note(
     )
     assert "does not seem" not in two.answer
     assert "reinforcement learning" in two.answer
+
+
+@pytest.mark.slow
+def test_a_follow_up_with_no_words_of_its_own_is_not_told_the_abstract_lacks_them(
+    real_seed_index: Index,
+) -> None:
+    # "how well does it work?" names nothing the abstract could lack: its results answer it.
+    _, two = chat(real_seed_index, ["ConPress results", "how well does it work?"])
+    assert "does not seem" not in two.answer, two.answer
+    assert "59%" in two.answer, two.answer

@@ -239,9 +239,26 @@ def test_a_pronoun_after_small_talk_still_means_the_papers_shown_before(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("question", ["how does it work?", "who wrote it?", "is it any good?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how does it work?",
+        "who wrote it?",
+        "is it any good?",
+        "show me papers similar to it",  # names "similar": a search, not small talk
+        "what else is like it",
+    ],
+)
 def test_a_question_that_holds_a_pronoun_is_still_asked_of_the_papers_shown(
     real_seed_index: Index, question: str
 ) -> None:
     _, follow_up = chat(real_seed_index, ["graph label noise", question])
     assert follow_up.standalone is not None and "ICGNN" in follow_up.standalone
+
+
+@pytest.mark.slow
+def test_a_follow_up_after_no_paper_on_this_is_not_asked_of_earlier_papers(
+    real_seed_index: Index,
+) -> None:
+    _, _, why = chat(real_seed_index, ["graph label noise", "sourdough recipes", "why?"])
+    assert "Wei Ju" not in [c.hit.paper.authors[0] for c in why.citations], why.answer
