@@ -24,7 +24,14 @@ from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
-from rag.ingest.wanted import abstract_term_shares, choice_scores, has_others, is_fragment
+from rag.ingest.wanted import (
+    abstract_term_shares,
+    asks_if_out,
+    choice_scores,
+    has_others,
+    is_availability,
+    is_fragment,
+)
 from rag.text import content_stems
 
 
@@ -37,9 +44,12 @@ class Kind(StrEnum):
     CLAIM = "claim"  # yes/no
     DATASET = "dataset"  # which dataset was it evaluated on
     NUMBER = "number"  # how many / how much faster
+    CODE = "code"  # is the code out
     GENERAL = "general"  # tell me about X
 
 
+# What a question asks an abstract to state, which it may not: the note then says so.
+_STATED = (Kind.DATASET, Kind.NUMBER, Kind.CODE)
 _LIST = re.compile(
     r"^\s*(?:(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications)\b"
     r"|(?:are|is)\s+there\s+(?:any\s+)?(?:other\s+)?(?:papers?|works?|studies|research)\b"
@@ -93,6 +103,8 @@ _MODEL_SIZE = re.compile(r"^\d+(?:\.\d+)?[BMK]$")
 
 def question_kind(question: str) -> Kind:
     """Return what `question` asks for (the first matching kind, most specific first)."""
+    if asks_if_out(question):
+        return Kind.CODE
     for kind, pattern in (
         (Kind.DATASET, _DATASET),
         (Kind.NUMBER, _NUMBER),
@@ -196,10 +208,12 @@ def choose(
             if kind is Kind.DATASET
             else states_number(sentence)
             if kind is Kind.NUMBER
+            else is_availability(sentence)
+            if kind is Kind.CODE
             else True
         )
         # Asked for a fact: a sentence that states it (or the experiments) before any other.
-        first = kind in (Kind.DATASET, Kind.NUMBER) and bool(
+        first = kind in _STATED and bool(
             states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))
         )
         # After a line was said, one on the question's own words may be said again ("what does
@@ -424,7 +438,7 @@ def compose(
             its tie, which would say again what the synthesis just said in other words.
     """
     kind = question_kind(question)
-    states = kind not in (Kind.DATASET, Kind.NUMBER)
+    states = kind not in _STATED
     choices = []
     found = False  # a paper has a sentence about the question
     ties = []  # lines under the model's synthesis, for papers it said nothing of the words of
@@ -448,7 +462,7 @@ def compose(
         choices = [Choice(ev.n, ev.best_sentence, 0.0, states)]
     note = None
     by_n = {ev.n: ev for ev in evidence}
-    if kind in (Kind.DATASET, Kind.NUMBER) and choices:
+    if kind in _STATED and choices:
         stating = [c for c in choices if c.states_it]
         if stating:
             choices = stating

@@ -457,9 +457,20 @@ def is_fragment(sentence: str, question: str = "") -> bool:
         return True
     if not _AVAILABILITY.match(text):
         return False
+    return not asks_if_out(question)
+
+
+def is_availability(sentence: str) -> bool:
+    """Whether `sentence` says where the code is ("Our code is available at ...")."""
+    return bool(_AVAILABILITY.match(sentence.strip()))
+
+
+def asks_if_out(question: str) -> bool:
+    """Whether `question` asks if a paper's code or implementation is out ("any code
+    released?", "is the implementation public?"), not about code as a topic."""
     asked = set(content_stems(question))
     things, how = _availability_stems()
-    return not (asked & things and asked & how)
+    return bool(asked & things and asked & how)
 
 
 @lru_cache(maxsize=1)

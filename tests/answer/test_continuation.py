@@ -195,3 +195,14 @@ def test_a_follow_up_with_no_words_of_its_own_is_not_told_the_abstract_lacks_the
     _, two = chat(real_seed_index, ["ConPress results", "how well does it work?"])
     assert "does not seem" not in two.answer, two.answer
     assert "59%" in two.answer, two.answer
+
+
+@pytest.mark.slow
+def test_asked_if_the_code_is_out_an_abstract_that_does_not_say_is_named(
+    real_seed_index: Index,
+) -> None:
+    # Before: ICGNN's line on its method came back as if it answered.
+    _, two = chat(real_seed_index, ["noisy labels on graphs", "is the code available?"])
+    assert two.answer.startswith(
+        "The abstract of Ju et al. (ICGNN) does not state whether its code is available"
+    ), two.answer

@@ -15,6 +15,7 @@ from rag.ingest.sections import abstract_sentences, section_labels
 from rag.ingest.wanted import (
     Want,
     acronym_stems,
+    asks_if_out,
     choice_features,
     choice_scores,
     choice_weights,
@@ -204,6 +205,7 @@ def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> Non
 )
 def test_where_the_code_is_answers_a_question_about_the_code(question: str, fragment: bool) -> None:
     assert is_fragment("We will make our code publicly available online.", question) is fragment
+    assert asks_if_out(question) is not fragment
 
 
 @pytest.mark.parametrize(
