@@ -18,7 +18,6 @@ held-out rows (each file's own split) judge it. Writes bench/results/pronoun_cha
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -27,18 +26,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.answers.paper_choice import read  # noqa: E402
 from rag.answer import topicless  # noqa: E402
 from rag.answer.abstention import question_terms  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.spelling import corrected  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
-DATA = ROOT / "bench" / "data"
 RESULTS = ROOT / "bench" / "results"
-
-
-def read(name: str) -> list[dict]:
-    return [json.loads(x) for x in (DATA / name).read_text(encoding="utf-8").splitlines() if x]
 
 
 def messages(index: Index) -> list[tuple[str, bool, str]]:

@@ -286,20 +286,26 @@ def refers_back(question: str) -> bool:
     second one"), a number, "the others", a choice ("which of them"), or in a short question a
     pronoun or "this paper"."""
     text = _EXPLETIVE_IT.sub(" ", question)
-    if _ORDINAL_REF.search(text) or _NUMBER_REF.search(text) or _OTHERS_REF.search(text):
-        return True
-    if _PICKS.search(text):  # "Which one doesn't need ...?": a choice among the last papers
-        return True
-    short = len(content_stems(text)) <= _SHORT
-    return short and bool(_PLURAL_REF.search(text) or _SINGULAR_REF.search(text))
+    return _names_its_place(text) or _points_by_pronoun(text)
 
 
 def refers_by_pronoun(question: str) -> bool:
     """Return whether `question` points at the previous answer's papers by a pronoun alone
     ("love it", "what do they find?"), not by an ordinal, "the others" or a choice."""
     text = _EXPLETIVE_IT.sub(" ", question)
-    structural = (_ORDINAL_REF, _NUMBER_REF, _OTHERS_REF, _PICKS)
-    return refers_back(question) and not any(ref.search(text) for ref in structural)
+    return _points_by_pronoun(text) and not _names_its_place(text)
+
+
+def _names_its_place(text: str) -> bool:
+    """An ordinal, a number, "the others" or a choice ("Which one doesn't need ...?")."""
+    references = (_ORDINAL_REF, _NUMBER_REF, _OTHERS_REF, _PICKS)
+    return any(reference.search(text) for reference in references)
+
+
+def _points_by_pronoun(text: str) -> bool:
+    """A pronoun or "this paper" in a short question."""
+    short = len(content_stems(text)) <= _SHORT
+    return short and bool(_PLURAL_REF.search(text) or _SINGULAR_REF.search(text))
 
 
 def asks_for_more(question: str) -> bool:

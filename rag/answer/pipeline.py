@@ -388,9 +388,10 @@ def answer_stream(
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     # "Tell me more.", "the second one": a follow-up on papers already shown gets what was not
     # said of them yet, where their abstracts have more about the question.
-    said = ""
-    if named and condensed.pick is None and not names_what_it_wants(condensed.original):
-        said = "\n".join(t.answer for t in to_turns(history))
+    of_named = named and condensed.pick is None
+    wants = names_what_it_wants(condensed.original)
+    earlier = "\n".join(t.answer for t in to_turns(history)) if of_named else ""
+    said = "" if wants else earlier
     answerability = None if decision is None else round(decision.probability, 4)
     # A choice among the set is answered on its own words: "Which of them are federated?" wants
     # each picked paper's sentence on federation, and the papers' names in the standalone
@@ -402,7 +403,7 @@ def answer_stream(
         asked = condensed.asked  # "main limitation of Seo et al.?", "ConPress vs LDPVR: speed?"
     # It asks something of the papers it names ("main limitation?", "does the second one use
     # tools?"): when none of them has a sentence about it, the answer says so.
-    absent = named and condensed.pick is None and names_what_it_wants(condensed.original)
+    absent = of_named and wants
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
@@ -557,7 +558,7 @@ def answer_stream(
             every=named,
             said=said,
             absent=absent,
-            before="\n".join(t.answer for t in to_turns(history)) if absent else "",
+            before=earlier if absent else "",
         )
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)

@@ -455,9 +455,7 @@ def is_fragment(sentence: str, question: str = "") -> bool:
     text = sentence.strip()
     if len(sentence.split()) < _MIN_WORDS or _FRAGMENT.match(text):
         return True
-    if not _AVAILABILITY.match(text):
-        return False
-    return not asks_if_out(question)
+    return is_availability(text) and not asks_if_out(question)
 
 
 def is_availability(sentence: str) -> bool:
