@@ -48,6 +48,7 @@ from rag.answer.language import (
 from rag.answer.named_papers import asked_of_named
 from rag.answer.overview import no_topic
 from rag.answer.people import asked_of_people, their_papers
+from rag.answer.record_questions import names_only_fields, record_fields, record_line
 from rag.answer.relevance import RelevanceCheck
 from rag.answer.topicless import asks_no_paper, pronoun_small_talk, searched_asks_no_paper
 from rag.backends.base import Backend, Prompt
@@ -303,6 +304,16 @@ def answer_stream(
             or asked_of_named(index, condensed.question, filters)
             or condensed
         )
+    # "who wrote it?", "authors?", "when was it published?": the record answers, not the abstract.
+    fields = record_fields(condensed.original)
+    if fields and not condensed.papers and history and names_only_fields(condensed.original):
+        condensed = replace(condensed, papers=tuple(last_answer_papers(history, resolve)))
+    if fields and condensed.papers and condensed.pick is None:
+        asked = condensed.question if condensed.question != question else None
+        found = {h.paper.id: h for h in hits_of(index, query, condensed.papers, [])}
+        of = [found.get(p.id) or Hit(p, 0, 0.0, p.title or "", 0.0) for p in condensed.papers]
+        yield from _record_answer(question, of, fields, name, timings, t0, asked)
+        return
     kind = question_kind(query)
     standalone = query if query != question else None
     if condensed.method == "chat" or (
@@ -385,6 +396,9 @@ def answer_stream(
     if shown_before:
         relevant = [h for h in relevant if h.paper.id not in shown_before]
         hits = [h for h in hits if h.paper.id not in shown_before]
+    if fields and relevant:  # "who are the authors of the paper on tree search rollouts?"
+        yield from _record_answer(question, relevant, fields, name, timings, t0, standalone)
+        return
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     # "Tell me more.", "the second one": a follow-up on papers already shown gets what was not
     # said of them yet, where their abstracts have more about the question.
@@ -684,6 +698,35 @@ def _overview(
     yield overview
     timings["total_s"] = time.perf_counter() - t0
     yield Answer(question, overview, (), (), False, (), name, notice, timings, standalone, language)
+
+
+def _record_answer(
+    question: str,
+    hits: Sequence[Hit],
+    fields: tuple[str, ...],
+    name: str,
+    timings: dict[str, float],
+    t0: float,
+    standalone: str | None = None,
+) -> Iterator[str | Answer]:
+    """Yield each paper's record line (rag/answer/record_questions.py), cited, then the Answer."""
+    lines, sentences, citations = [], [], []
+    for n, hit in enumerate(hits, start=1):
+        paper = hit.paper
+        line = f"{record_line(paper, fields)} [{n}]."
+        lines.append(line if len(hits) == 1 else f"- {line}")
+        sentences.append(
+            {"text": line, "support": 1.0, "supported": True, "reason": "record",
+             "citations": [n], "shown": True}
+        )  # fmt: skip
+        citations.append(Citation(n, replace(hit, rank=n), paper.title or ""))
+    text = "\n".join(lines)
+    yield text
+    timings["total_s"] = time.perf_counter() - t0
+    yield Answer(
+        question, text, tuple(citations), tuple(sentences), False, (), name, None, timings,
+        standalone,
+    )  # fmt: skip
 
 
 def _chosen_papers(

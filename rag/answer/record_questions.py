@@ -1,0 +1,105 @@
+"""Questions about a paper's record, not its content: who wrote it, when, where to read it.
+
+"who wrote it?" after an answer on ICGNN was answered with ICGNN's method sentence, and "when
+was it published?" with the same one: an abstract rarely says who wrote it or when, while the
+paper's record does. Such a question gets, for each paper it is about, the record's line: the
+paper's name, title, all its authors, year and link, as the source gave them, cited; a field
+the question asks for that the record lacks is named as missing, never guessed.
+
+Which questions: one that asks who wrote or published the paper, when it came out or in which
+year, or for its DOI, link or PDF (not its code: "code link?" asks whether the code is out,
+`rag.ingest.wanted.asks_if_out`); or a message whose only words are the fields' names
+("authors?", "year and doi?"). "what do the authors find?" asks about content, not the record.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rag.ingest.naming import speaker
+from rag.ingest.wanted import asks_if_out
+from rag.records import Paper
+from rag.text import CHAT_WORDS, CONTENT_WORD, STOPWORDS
+
+AUTHORS, YEAR, LINK = "authors", "year", "link"
+_ASKS = {
+    AUTHORS: re.compile(
+        r"\bwho\s+(?:wrote|writes|authored|published|is\s+behind|are\s+behind|did\s+(?:it|this|"
+        r"that|they)\b|are\s+the\s+authors|is\s+the\s+author)\b"
+        r"|\b(?:names?\s+of|list(?:\s+of)?)\s+(?:the\s+|its\s+|their\s+)?authors\b"
+        r"|\bwritten\s+by\s+whom\b|\bby\s+whom\b",
+        re.IGNORECASE,
+    ),
+    YEAR: re.compile(
+        r"\bwhen\s+(?:was|were|did)\b[^?]*\b(?:published|written|released|out|appear(?:ed)?|"
+        r"come\s+out|came\s+out)\b"
+        r"|\b(?:what|which)\s+year\s+(?:was|were|did|is|are|it|they)\b"
+        r"|\b(?:publication|release)\s+(?:year|date)\b"
+        r"|\band\s+when\s*(?:[?.!]|$)"
+        r"|\bhow\s+(?:recent|old)\s+(?:is|are)\s+(?:it|they|this|that|these|those)\b",
+        re.IGNORECASE,
+    ),
+    LINK: re.compile(
+        r"\b(?:doi|url|pdf)\b|\blink\s+to\s+(?:it|the\s+paper)\b"
+        r"|\bwhere\s+(?:can|do)\s+i\s+(?:find|read|get|download|access)\b",
+        re.IGNORECASE,
+    ),
+}
+# A message made of these words alone asks for the fields: "authors?", "year and DOI?"
+_FIELD_WORDS = {
+    "author": AUTHORS, "authors": AUTHORS, "year": YEAR, "date": YEAR, "doi": LINK,
+    "url": LINK, "link": LINK, "pdf": LINK,
+}  # fmt: skip
+_FILLER = frozenset(("and", "the", "its", "their", "what", "about", "please", "whats", "s"))
+
+
+def record_fields(question: str) -> tuple[str, ...]:
+    """Return the record fields `question` asks for (authors, year, link), in that order;
+    () when it asks about something else."""
+    if asks_if_out(question):
+        return ()
+    asked = {field for field, pattern in _ASKS.items() if pattern.search(question)}
+    if names_only_fields(question):
+        asked |= {_FIELD_WORDS[w.lower()] for w in CONTENT_WORD.findall(question)
+                  if w.lower() in _FIELD_WORDS}  # fmt: skip
+    return tuple(f for f in (AUTHORS, YEAR, LINK) if f in asked)
+
+
+def names_only_fields(question: str) -> bool:
+    """Whether `question`'s words are the fields' names alone ("authors?", "year and DOI?"):
+    it asks about the papers just shown, as "who wrote it?" does."""
+    words = [w.lower() for w in CONTENT_WORD.findall(question)]
+    ignored = _FILLER | STOPWORDS | frozenset(CHAT_WORDS.split())
+    return any(w in _FIELD_WORDS for w in words) and all(
+        w in _FIELD_WORDS or w in ignored for w in words
+    )
+
+
+def record_line(paper: Paper, fields: tuple[str, ...]) -> str:
+    """The line of `paper`'s record: "Ju et al. (ICGNN): “Title”, by A, B and C (2024),
+    https://doi.org/...". What `fields` asks for and the record lacks is named as missing."""
+    who, _ = speaker(paper)
+    parts = [f"“{paper.title}”"] if paper.title else []
+    if paper.authors:
+        names = ", ".join(paper.authors[:-1])
+        if paper.authors_truncated:  # the source listed only the first ones
+            listed = f"{', '.join(paper.authors)} et al."
+        else:
+            listed = f"{names} and {paper.authors[-1]}" if names else paper.authors[0]
+        parts.append(f"by {listed}")
+    if paper.year:
+        parts.append(f"({paper.year})")
+    link = f"https://doi.org/{paper.doi}" if paper.doi else paper.url
+    text = " ".join(parts)
+    if link:
+        text = f"{text}, {link}" if text else link
+    missing = [
+        what
+        for field, what in ((AUTHORS, "no authors"), (YEAR, "no year"), (LINK, "no DOI or link"))
+        if field in fields
+        and not (paper.authors if field == AUTHORS else paper.year if field == YEAR else link)
+    ]
+    if missing:  # what was asked and is not there comes first
+        lacks = f"its record gives {' and '.join(missing)}"
+        text = f"{lacks}; {text}" if text else lacks
+    return f"{who or paper.label}: {text}"

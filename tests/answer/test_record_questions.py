@@ -1,0 +1,100 @@
+"""Questions about a paper's record (who wrote it, when, its link) are answered from the record.
+
+Before, "who wrote it?" after an answer on ICGNN quoted ICGNN's method sentence, "authors?"
+got the collection overview, and "when was it published?" the method sentence again.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rag import api
+from rag.answer.pipeline import Answer
+from rag.answer.record_questions import record_fields, record_line
+from rag.index.paper_index import Index
+from rag.records import Paper
+
+ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
+
+
+@pytest.mark.parametrize(
+    ("question", "fields"),
+    [
+        ("who wrote it?", ("authors",)),
+        ("Who are the authors of the paper on tree search rollouts?", ("authors",)),
+        ("authors?", ("authors",)),
+        ("list the authors", ("authors",)),
+        ("when was it published", ("year",)),
+        ("what year did ICGNN come out?", ("year",)),
+        ("how old is it?", ("year",)),
+        ("who wrote the paper on auctions and when", ("authors", "year")),
+        ("year and DOI please", ("year", "link")),
+        ("is there a pdf?", ("link",)),
+        ("where can I read it?", ("link",)),
+        # about what the papers say, not their record
+        ("what do the authors find?", ()),
+        ("who benefits from federated learning?", ()),
+        ("which year of data do they use?", ()),
+        ("and when does it fail?", ()),
+        ("code link?", ()),  # whether the code is out
+        ("is the code on github?", ()),
+    ],
+)
+def test_a_question_on_the_record_is_told_from_one_on_the_content(
+    question: str, fields: tuple[str, ...]
+) -> None:
+    assert record_fields(question) == fields
+
+
+def test_the_record_line_gives_what_the_record_has_and_names_what_it_lacks() -> None:
+    full = Paper.create(
+        authors=["Ann Lee", "Bo Chen", "Cy Park"],
+        abstract="We propose FOO. It works.",
+        title="Foo for Bar",
+        year=2024,
+        doi="10.1/foo",
+    )
+    line = record_line(full, ("authors",))
+    assert line == (
+        "Lee et al. (FOO): “Foo for Bar” by Ann Lee, Bo Chen and Cy Park (2024), "
+        "https://doi.org/10.1/foo"
+    )
+    bare = Paper.create(
+        authors=["Ann Lee", "Bo Chen"], abstract="We study x.", authors_truncated=True
+    )
+    assert record_line(bare, ("year", "link")) == (
+        "Lee et al.: its record gives no year and no DOI or link; by Ann Lee, Bo Chen et al."
+    )
+
+
+def _ask(index: Index, question: str, history: list) -> Answer:  # type: ignore[type-arg]
+    answer = api.ask(question, index=index, backend=None, history=history)
+    history.append((question, answer))
+    return answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("follow_up", ["who wrote it?", "authors?", "who are its authors"])
+def test_who_wrote_it_is_answered_with_the_authors(real_seed_index: Index, follow_up: str) -> None:
+    history: list = []  # type: ignore[type-arg]
+    _ask(real_seed_index, "label noise on graphs", history)
+    answer = _ask(real_seed_index, follow_up, history)
+    assert [c.hit.paper.authors[0] for c in answer.citations] == ["Wei Ju"]
+    assert ICGNN_AUTHORS in answer.answer and "Ming Zhang" in answer.answer
+
+
+@pytest.mark.slow
+def test_a_year_the_record_lacks_is_said_to_be_missing(real_seed_index: Index) -> None:
+    history: list = []  # type: ignore[type-arg]
+    _ask(real_seed_index, "label noise on graphs", history)
+    answer = _ask(real_seed_index, "when was it published?", history)
+    assert "its record gives no year" in answer.answer
+    assert "noise indicator" not in answer.answer  # no abstract sentence passed off as a date
+
+
+@pytest.mark.slow
+def test_a_question_on_what_the_authors_found_is_not_answered_with_their_names(
+    real_seed_index: Index,
+) -> None:
+    answer = api.ask("what do the authors of ICGNN find?", index=real_seed_index, backend=None)
+    assert ICGNN_AUTHORS not in answer.answer
