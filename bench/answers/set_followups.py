@@ -36,6 +36,9 @@ The pass rule, per kind, is what a user would accept:
 First turns are scored apart (cited set equal to the labels), since a follow-up's outcome
 depends on what the first answer showed. Results by kind and split (fit / heldout: ids
 divisible by 3) go to bench/results/<out>.json and <out>.md (default out: set_followups).
+`--sessions bench/data/bare_which_followups.jsonl` scores 30 choices phrased without "one" or
+"of them" ("which is on graphs?", "does either use X?", "the one that ..."), each after a
+first turn of set_followups.jsonl; a third (ids divisible by 3) held out.
 `--scan` asks only the fitting sessions (own and labelled history) at each `pick_probability`
 given, to choose it, and writes bench/results/set_followups_scan.md.
 """
@@ -73,8 +76,8 @@ MODES = ("own", "chat", "labelled")
 SPLITS = ("fit", "heldout")
 
 
-def read_sessions() -> list[dict[str, Any]]:
-    return [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x.strip()]
+def read_sessions(path: Path = DATA) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
 def open_index(folder: Path) -> Index:
@@ -315,7 +318,7 @@ def write_markdown(data: dict[str, Any], path: Path) -> None:
         "# Follow-ups over a set",
         "",
         f"Command: `{data['command']}`: {data['sessions']} sessions of "
-        "`bench/data/set_followups.jsonl`, extractive, over the seed index. Pass rules in the "
+        f"`bench/data/{data['file']}`, extractive, over the seed index. Pass rules in the "
         "script's docstring. `own`: the history is the tool's own answers (`rag.api.ask`); "
         "`chat`: the same through the chat page's handler; `labelled`: each earlier answer cites "
         "exactly its labelled papers.",
@@ -392,6 +395,9 @@ def main() -> None:
     parser.add_argument("--out", default="set_followups", help="name of the results files")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every turn")
     parser.add_argument(
+        "--sessions", type=Path, default=DATA, help="another file of sessions of this form"
+    )
+    parser.add_argument(
         "--scan",
         default=None,
         help="comma-separated pick_probability values to try on the fitting sessions only "
@@ -399,13 +405,14 @@ def main() -> None:
     )
     args = parser.parse_args()
     index = open_index(args.index)
-    sessions = read_sessions()
+    sessions = read_sessions(args.sessions)
     if args.scan:
         scan(index, sessions, [float(v) for v in args.scan.split(",")])
         return
     data: dict[str, Any] = {
         "command": "python bench/answers/set_followups.py " + " ".join(sys.argv[1:]),
         "sessions": len(sessions),
+        "file": args.sessions.name,
         "modes": [],
     }
     RESULTS.mkdir(exist_ok=True)

@@ -82,7 +82,28 @@ _OTHERS = (
     rf"|other(?:\s+{_ONE}s?\b|\b{_ENDS_PHRASE}))"
 )
 # "Which one ...?" (not "which one of the methods"): a choice among the papers just cited.
-_WHICH_ONE = r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
+# So is a "which" that opens the question followed by an auxiliary ("which is on graphs?", "and
+# which has a proof?"), not by a noun ("which datasets ...?" asks for datasets). After another
+# word ("which uses tree search?", "which LLMs?") it may be either: a message the follow-up
+# judgement takes for one is then a choice too (`opens_with_which`, rag/answer/pipeline.py).
+_AUXILIARY = "is are was were does do did has have can could would will should might may"
+_WHICH_ALONE = (
+    r"^\W*(?:(?:and|so|ok|okay|then|but)\W+)?which"
+    rf"(?=\s+(?:{'|'.join(_AUXILIARY.split())})\b"
+    r"(?!\s+(?:the\s+|any\s+|some\s+)?(?:papers?|works?|studies|articles)\b)"  # the collection
+    r"|\s+works\s+(?:on|with|for|in)\b)"
+)
+_WHICH_ONE = (
+    rf"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)|{_WHICH_ALONE}"
+    # "the one that connects attention to smoothing", "the one about causal inference"
+    r"|\bthe\s+one(?=\s+(?:that|which|about|on|with|using|where|for|in)\b)"
+)
+# "which" opening a question, before a word that is not one asking for papers.
+_OPENING_WHICH = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay|then|but)\W+)?which\s+"
+    r"(?!(?:papers?|works?|studies|articles|methods?|ones?|of)\b)(?=\w)",
+    re.IGNORECASE,
+)
 _OTHERS_REF = re.compile(_OTHERS, re.IGNORECASE)
 _PLURAL_REF = re.compile(
     rf"\b(?:they|them|their|theirs|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
@@ -303,9 +324,20 @@ def _names_its_place(text: str) -> bool:
 
 
 def _points_by_pronoun(text: str) -> bool:
-    """A pronoun or "this paper" in a short question."""
+    """A pronoun or "this paper" in a short question; not a possessive after a "which" that
+    opens it, which is what it refers to ("which checks its proofs in Lean?", while in "which
+    data did they use?" "they" is the last answer's papers)."""
+    if opens_with_which(text) is not None:
+        text = re.sub(r"\b(?:its|their|itself|themselves)\b", " ", text, flags=re.IGNORECASE)
     short = len(content_stems(text)) <= _SHORT
     return short and bool(_PLURAL_REF.search(text) or _SINGULAR_REF.search(text))
+
+
+def opens_with_which(question: str) -> str | None:
+    """The words after a "which" that opens `question` as its subject ("which uses tree
+    search?" -> "uses tree search?"), None when it does not ("which papers use X?")."""
+    found = _OPENING_WHICH.match(question)
+    return question[found.end() :] if found else None
 
 
 def asks_for_more(question: str) -> bool:
@@ -363,8 +395,9 @@ def rule_rewrite(
             rewritten = asked  # "Which of them uses X?" after one paper: "Does ICGNN use X?"
         elif pick.group("ref"):  # "any of them" -> "any of ICGNN and CELL"
             rewritten = _with_name(question, pick.span("ref"), papers)
-        else:  # "Which one" -> "Which of ICGNN and CELL"
-            rewritten = question[: pick.start()] + f"Which of {names}" + question[pick.end() :]
+        else:  # "Which one" -> "Which of ICGNN and CELL"; "the one that" -> "the one of ..."
+            which = "the one of" if pick.group().lower().startswith("the") else "Which of"
+            rewritten = question[: pick.start()] + f"{which} {names}" + question[pick.end() :]
         return Condensed(rewritten, question, "rule", tuple(papers), pick=words)
 
     found = _PLURAL_REF.search(text) or _SINGULAR_REF.search(text)

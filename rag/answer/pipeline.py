@@ -32,6 +32,7 @@ from rag.answer.condense import (
     asks_for_more,
     condense,
     last_answer_papers,
+    opens_with_which,
     refers_back,
     to_turns,
 )
@@ -351,7 +352,12 @@ def answer_stream(
             and not asks_the_collection(index, query, previous, hits, terms, own, paper_bar)
         ):
             theirs = among(index, query, previous, hits, terms, least, paper_bar)
-            if theirs:  # none when every one of them is a title-only record
+            words = opens_with_which(condensed.original)
+            if theirs and words and len(previous) > 1:
+                # "which uses tree search?" after a list: a choice among it, as "which one" is
+                condensed = replace(asked_of(query, previous, "context"), pick=words)
+                query = standalone = condensed.question
+            elif theirs:  # none when every one of them is a title-only record
                 condensed = asked_of(query, theirs, "context")
                 query = standalone = condensed.question
     decision = None

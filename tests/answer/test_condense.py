@@ -143,6 +143,35 @@ def test_a_choice_after_a_choice_ranges_over_the_list_with_its_own_words(
 
 
 @pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        # "which" as the subject, before an auxiliary, and "the one that/about ...": a choice
+        ("which is on graphs?", "is on graphs?"),
+        ("and which has a proof?", "has a proof?"),
+        ("which works on molecules?", "works on molecules?"),
+        ("the one about auctions, what does it find?", "about auctions, what does it find?"),
+    ],
+)
+def test_which_as_the_subject_is_a_choice_among_the_list(question: str, words: str) -> None:
+    result = rule_rewrite(question, CHOSE_BETA)
+    assert result.papers == (ALPHA, BETA, GAMMA)
+    assert result.pick == words
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which are the papers on federated learning?",  # the collection's papers
+        "which datasets are used for graphs?",  # asks for datasets
+        "which tokens should be recomputed in RAG?",
+        "which papers use Lean?",
+    ],
+)
+def test_which_before_a_noun_is_no_choice(question: str) -> None:
+    assert rule_rewrite(question, CHOSE_BETA).pick is None
+
+
+@pytest.mark.parametrize(
     ("question", "papers"),
     [
         ("And the other ones?", (ALPHA, GAMMA)),

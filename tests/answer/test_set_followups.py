@@ -59,6 +59,30 @@ def test_which_of_them_after_a_list_picks_among_that_list(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("questions", "picked"),
+    [
+        # "which is ..." was searched over the collection (the four GNN papers)
+        (["Which papers deal with domain shift?", "which is on graphs?"], ["Hourun Li"]),
+        # "its" after "which" is the paper asked for, not the last answer's first paper
+        (
+            [
+                "Which papers combine LLMs with formal verification or symbolic proof?",
+                "which checks its proofs in Lean?",
+            ],
+            ["Ruobing Zuo"],
+        ),
+    ],
+)
+def test_which_as_the_subject_picks_among_the_list(
+    real_seed_index: Index, questions: list[str], picked: list[str]
+) -> None:
+    answers = session(real_seed_index, questions)
+    assert first_authors(answers[-1]) == picked
+    assert prompts.NONE_IN_SET not in answers[-1].answer
+
+
+@pytest.mark.slow
 def test_which_of_them_after_a_single_paper_answer_judges_that_paper(
     real_seed_index: Index,
 ) -> None:
