@@ -246,6 +246,7 @@ _STOPWORD_TEXT = """
     down during each either et al etc few for from further had has have having he her here
     hers him his how however i if in into is it its itself just may might more most much must
     my neither no nor not of off on once only or other our ours out over own per same she
+    less least fewer fewest
     should so some such than that the their theirs them then there these they this those
     though through thus to too under until up upon us very via was we were what when where
     which while who whom whose why will with within without would yet you your paper papers

@@ -83,6 +83,17 @@ def test_which_as_the_subject_picks_among_the_list(
 
 
 @pytest.mark.slow
+def test_least_weighs_no_more_than_most(real_seed_index: Index) -> None:
+    # "least" counted as a topic word no paper holds: "None of the papers listed earlier says
+    # this", while TreePO reports its compute saved ("the most compute" was answered so).
+    answers = session(
+        real_seed_index, ["what's new in reasoning models", "which one uses the least compute?"]
+    )
+    assert "Yizhi Li" in first_authors(answers[-1])
+    assert not answers[-1].abstained
+
+
+@pytest.mark.slow
 def test_which_of_them_after_a_single_paper_answer_judges_that_paper(
     real_seed_index: Index,
 ) -> None:
