@@ -90,6 +90,8 @@ def numbers(text: str) -> set[float]:
 
 # The surnames a sentence attributes its claim to: "Zhao et al.", "MAI & Loubes" (spaced "&":
 # "Q&A" is no pair of names; the second name is a capitalised word inside the sentence anyway).
+# A paper's label with nothing after it ("IndexGuard: [1]." from the local model): no claim.
+_LABEL_ONLY = re.compile(r"^[^:]{1,120}:\W*$")
 _ATTRIBUTED = re.compile(r"\b[A-Z][\w'-]+(?=\s+et\s+al\b)|\b[A-Z][\w'-]+(?=\s+&\s+[A-Z])")
 
 
@@ -249,7 +251,7 @@ class CitationChecker:
     def check(self, sentence: str) -> CheckedSentence:
         """Check one generated sentence (with its markers)."""
         text, markers = strip_markers(sentence)
-        if not text or not any(ch.isalpha() for ch in text):
+        if not text or not any(ch.isalpha() for ch in text) or _LABEL_ONLY.match(text):
             return CheckedSentence(text, (), 0.0, False, reason="not_a_claim")
         if self.leak is not None and self.leak.leaks(text):
             return CheckedSentence(text, (), 0.0, False, reason="prompt_leak")

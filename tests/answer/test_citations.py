@@ -132,7 +132,9 @@ def test_copy_of_the_instructions_is_a_leak() -> None:
     assert not result.supported and result.reason == "prompt_leak"
 
 
-@pytest.mark.parametrize("text", ["", "[1].", "42.", "..."])
+# "ICGNN: [1]." came from the local model as a line of its own, and was shown as "ICGNN: [1].":
+# the name is in the paper, so it passed the support check while it claims nothing.
+@pytest.mark.parametrize("text", ["", "[1].", "42.", "...", "ICGNN: [1].", "Ju et al. (ICGNN):"])
 def test_non_claims_are_not_supported(text: str) -> None:
     assert checker().check(text).reason == "not_a_claim"
 
