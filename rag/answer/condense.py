@@ -98,6 +98,8 @@ _WHICH_ONE = (
     # "the one that connects attention to smoothing", "the one about causal inference"
     r"|\bthe\s+one(?=\s+(?:that|which|about|on|with|using|where|for|in)\b)"
 )
+# What may come before such a "which": kept when it is rewritten ("and which of ...").
+_LEAD = re.compile(r"^\W*(?:(?:and|so|ok|okay|then|but)\W+)?", re.IGNORECASE)
 # "which" opening a question, before a word that is not one asking for papers.
 _OPENING_WHICH = re.compile(
     r"^\W*(?:(?:and|so|ok|okay|then|but)\W+)?which\s+"
@@ -396,8 +398,11 @@ def rule_rewrite(
         elif pick.group("ref"):  # "any of them" -> "any of ICGNN and CELL"
             rewritten = _with_name(question, pick.span("ref"), papers)
         else:  # "Which one" -> "Which of ICGNN and CELL"; "the one that" -> "the one of ..."
-            which = "the one of" if pick.group().lower().startswith("the") else "Which of"
-            rewritten = question[: pick.start()] + f"{which} {names}" + question[pick.end() :]
+            lead = _LEAD.match(pick.group())
+            word = pick.group()[lead.end() :] if lead else pick.group()
+            which = "the one of" if word.lower().startswith("the") else f"{word[0]}hich of"
+            start = pick.start() + (lead.end() if lead else 0)
+            rewritten = question[:start] + f"{which} {names}" + question[pick.end() :]
         return Condensed(rewritten, question, "rule", tuple(papers), pick=words)
 
     found = _PLURAL_REF.search(text) or _SINGULAR_REF.search(text)

@@ -159,6 +159,23 @@ def test_which_as_the_subject_is_a_choice_among_the_list(question: str, words: s
 
 
 @pytest.mark.parametrize(
+    ("question", "rewritten"),
+    [
+        (
+            "so which one should I use?",
+            "so which of AlphaNet and BetaGAN and GammaRL should I use?",
+        ),
+        ("and which is on graphs?", "and which of AlphaNet and BetaGAN and GammaRL is on graphs?"),
+        ("Which one uses RL?", "Which of AlphaNet and BetaGAN and GammaRL uses RL?"),
+    ],
+)
+def test_a_choice_is_rewritten_in_the_words_and_case_typed(question: str, rewritten: str) -> None:
+    # "so which one should I use?" became "so Which of CPO should I use?"; "and which is ..."
+    # lost its "and".
+    assert rule_rewrite(question, CHOSE_BETA).question == rewritten
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "Which are the papers on federated learning?",  # the collection's papers
