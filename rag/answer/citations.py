@@ -90,6 +90,7 @@ def numbers(text: str) -> set[float]:
 
 # The surnames a sentence attributes its claim to: "Zhao et al.", "MAI & Loubes" (spaced "&":
 # "Q&A" is no pair of names; the second name is a capitalised word inside the sentence anyway).
+_WORDS = re.compile(r"\w+")
 # A paper's label with nothing after it ("IndexGuard: [1]." from the local model): no claim.
 _LABEL_ONLY = re.compile(r"^[^:]{1,120}:\W*$")
 _ATTRIBUTED = re.compile(r"\b[A-Z][\w'-]+(?=\s+et\s+al\b)|\b[A-Z][\w'-]+(?=\s+&\s+[A-Z])")
@@ -160,6 +161,14 @@ class PaperFacts:
     def coverage(self, sentence: str) -> float:
         stems = content_stems(sentence)
         return sum(s in self.stems for s in stems) / len(stems) if stems else 0.0
+
+
+def cut_short(text: str, sentence: str) -> bool:
+    """Whether `text` is the start of `sentence` and not half of its words: cut before it says
+    what it was going to ("Experiments on benchmark datasets" of "Experiments on benchmark
+    datasets show that X beats ..."), not a main clause without its last qualifier."""
+    words, full = _WORDS.findall(text.lower()), _WORDS.findall(sentence.lower())
+    return bool(words) and 2 * len(words) <= len(full) and full[: len(words)] == words
 
 
 def support_score(semantic: float, coverage: float, foreign: tuple[str, ...]) -> float:
@@ -262,6 +271,10 @@ class CitationChecker:
         if against:
             best_score = max(scored[n].score for n in cited)
             return CheckedSentence(text, tuple(cited), best_score, False, reason="contradicted")
+        if any(cut_short(text, full) for n in (cited or scored) for full in self._sentences[n]):
+            # "Experiments on benchmark datasets [2]." from the local model: an abstract
+            # sentence cut before it says anything, whose words the paper all holds.
+            return CheckedSentence(text, tuple(cited), 0.0, False, reason="not_a_claim")
         kept = tuple(n for n in cited if scored[n].score >= self.threshold)
         if kept:
             evidence = tuple(scored[n].evidence for n in kept)

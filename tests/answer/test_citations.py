@@ -132,6 +132,21 @@ def test_copy_of_the_instructions_is_a_leak() -> None:
     assert not result.supported and result.reason == "prompt_leak"
 
 
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        ("Experiments on four benchmark datasets [1].", False),  # cut before what they show
+        ("We propose a novel approach [1].", False),
+        # the main clause without its last words ("over ten baselines") still says something
+        ("Experiments on four benchmark datasets show gains of 3.5% [1].", True),
+        ("Graph Neural Networks (GNNs) learn from graph-structured data [1].", True),
+    ],
+)
+def test_an_abstract_sentence_cut_short_is_no_claim(text: str, claim: bool) -> None:
+    # The local model wrote "Experiments on benchmark datasets [2]." as a paper's line.
+    assert (checker().check(text).reason != "not_a_claim") is claim
+
+
 # "ICGNN: [1]." came from the local model as a line of its own, and was shown as "ICGNN: [1].":
 # the name is in the paper, so it passed the support check while it claims nothing.
 @pytest.mark.parametrize("text", ["", "[1].", "42.", "...", "ICGNN: [1].", "Ju et al. (ICGNN):"])
