@@ -441,7 +441,7 @@ def compose(
     states = kind not in _STATED
     choices = []
     found = False  # a paper has a sentence about the question
-    ties = []  # lines under the model's synthesis, for papers it said nothing of the words of
+    ties = []  # sentences after the model's synthesis, for papers it said nothing of the words of
     for ev in evidence:
         if ev.n in skip:
             said_of = (synthesis or {}).get(ev.n)
@@ -482,7 +482,10 @@ def compose(
         choices = [_not_shown_before(c, by_n[c.n], before) for c in choices]
     lines: list[CheckedSentence] = []
     joined = set()
-    for c in [*choices, *ties]:
+    # A tie of the synthesis's paper goes on with the synthesis, before the other papers' lines.
+    for c, is_tie in [*((t, True) for t in ties), *((c, False) for c in choices)]:
+        if is_tie:
+            joined.add(len(lines))
         lines.append(shown_form(c, by_n[c.n], checker))
         if c.context is not None:
             after = tie_shown(c, by_n[c.n], checker)

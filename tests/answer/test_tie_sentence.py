@@ -127,6 +127,23 @@ def test_a_model_sentence_off_the_question_s_words_gets_the_paper_s_tie(
     assert any("KV cache" in s for s in lines[treepo]), result.answer  # and the tie
 
 
+@pytest.mark.slow
+def test_a_tie_goes_on_with_the_model_s_synthesis_not_under_the_other_papers(
+    real_seed_index: Index,
+) -> None:
+    # The tie of the paper the model quoted was the answer's last bullet, after the other
+    # papers' lines, so the paper seemed listed twice.
+    result = answer(
+        real_seed_index,
+        "Which papers work with the KV cache?",
+        settings=real_seed_index.settings,
+        backend=_CopiesTheFinding(),
+    )
+    paragraphs = result.answer.split("\n")
+    assert "practical path" in paragraphs[0] and "KV cache" in paragraphs[0], result.answer
+    assert len(paragraphs) > 1 and all(p.startswith("- ") for p in paragraphs[1:]), result.answer
+
+
 def test_the_sentence_holding_more_of_the_question_ties_before_a_higher_ranked_one() -> None:
     pairs = [
         ("A Markov chain of recursive steps simplifies the state.", "method"),
