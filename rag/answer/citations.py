@@ -88,11 +88,11 @@ def numbers(text: str) -> set[float]:
     return found
 
 
-# The surnames a sentence attributes its claim to: "Zhao et al.", "MAI & Loubes" (spaced "&":
-# "Q&A" is no pair of names; the second name is a capitalised word inside the sentence anyway).
 _WORDS = re.compile(r"\w+")
 # A paper's label with nothing after it ("IndexGuard: [1]." from the local model): no claim.
 _LABEL_ONLY = re.compile(r"^[^:]{1,120}:\W*$")
+# The surnames a sentence attributes its claim to: "Zhao et al.", "MAI & Loubes" (spaced "&":
+# "Q&A" is no pair of names; the second name is a capitalised word inside the sentence anyway).
 _ATTRIBUTED = re.compile(r"\b[A-Z][\w'-]+(?=\s+et\s+al\b)|\b[A-Z][\w'-]+(?=\s+&\s+[A-Z])")
 
 

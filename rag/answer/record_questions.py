@@ -24,8 +24,8 @@ from rag.text import CHAT_WORDS, CONTENT_WORD, STOPWORDS
 AUTHORS, YEAR, LINK = "authors", "year", "link"
 _ASKS = {
     AUTHORS: re.compile(
-        r"\bwho\s+(?:wrote|writes|authored|published|is\s+behind|are\s+behind|did\s+(?:it|this|"
-        r"that|they)\b|are\s+the\s+authors|is\s+the\s+author)\b"
+        r"\bwho\s+(?:wrote|writes|authored|published|is\s+behind|are\s+behind|are\s+the\s+authors"
+        r"|is\s+the\s+author)\b"
         r"|\b(?:names?\s+of|list(?:\s+of)?)\s+(?:the\s+|its\s+|their\s+)?authors\b"
         r"|\bwritten\s+by\s+whom\b|\bby\s+whom\b",
         re.IGNORECASE,
@@ -76,8 +76,8 @@ def names_only_fields(question: str) -> bool:
 
 
 def record_line(paper: Paper, fields: tuple[str, ...]) -> str:
-    """The line of `paper`'s record: "Ju et al. (ICGNN): “Title”, by A, B and C (2024),
-    https://doi.org/...". What `fields` asks for and the record lacks is named as missing."""
+    """The line of `paper`'s record: "Ju et al. (ICGNN): “Title” by A, B and C (2024),
+    https://doi.org/...". What `fields` asks for and the record lacks is named first."""
     who, _ = speaker(paper)
     parts = [f"“{paper.title}”"] if paper.title else []
     if paper.authors:

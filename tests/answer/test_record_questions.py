@@ -34,6 +34,7 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         # about what the papers say, not their record
         ("what do the authors find?", ()),
         ("who benefits from federated learning?", ()),
+        ("who did they compare against?", ()),
         ("which year of data do they use?", ()),
         ("and when does it fail?", ()),
         ("code link?", ()),  # whether the code is out
