@@ -89,6 +89,7 @@ def numbers(text: str) -> set[float]:
 
 
 _WORDS = re.compile(r"\w+")
+CUT_WORDS = 8  # a model sentence cut from an abstract sentence is no claim under this many words
 # A paper's label with nothing after it ("IndexGuard: [1]." from the local model): no claim.
 _LABEL_ONLY = re.compile(r"^[^:]{1,120}:\W*$")
 # The surnames a sentence attributes its claim to: "Zhao et al.", "MAI & Loubes" (spaced "&":
@@ -164,11 +165,13 @@ class PaperFacts:
 
 
 def cut_short(text: str, sentence: str) -> bool:
-    """Whether `text` is the start of `sentence` and not half of its words: cut before it says
-    what it was going to ("Experiments on benchmark datasets" of "Experiments on benchmark
-    datasets show that X beats ..."), not a main clause without its last qualifier."""
+    """Whether `text` is the start of `sentence`, under `CUT_WORDS` words and not half of its
+    words: cut before it says what it was going to ("Experiments on benchmark datasets" of
+    "Experiments on benchmark datasets show that X beats ..."), not a main clause without its
+    last qualifier nor a long clause of a longer sentence."""
     words, full = _WORDS.findall(text.lower()), _WORDS.findall(sentence.lower())
-    return bool(words) and 2 * len(words) <= len(full) and full[: len(words)] == words
+    short = 0 < len(words) < CUT_WORDS and 2 * len(words) <= len(full)
+    return short and full[: len(words)] == words
 
 
 def support_score(semantic: float, coverage: float, foreign: tuple[str, ...]) -> float:

@@ -82,24 +82,30 @@ _OTHERS = (
     rf"|other(?:\s+{_ONE}s?\b|\b{_ENDS_PHRASE}))"
 )
 # "Which one ...?" (not "which one of the methods"): a choice among the papers just cited.
-# So is a "which" that opens the question followed by an auxiliary ("which is on graphs?", "and
-# which has a proof?"), not by a noun ("which datasets ...?" asks for datasets). After another
-# word ("which uses tree search?", "which LLMs?") it may be either: a message the follow-up
+_WHICH_ONE = r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
+# After an answer, so is a "which" that opens the question followed by an auxiliary ("which is
+# on graphs?", "and which has a proof?", "which is the fastest?"), not by a noun ("which
+# datasets ...?" asks for datasets), nor "which are the main challenges in X?", nor a choice
+# between things it names ("which is better, DPO or PPO?"); and "the one that/about ...". After
+# another word ("which uses tree search?") "which" may be either: a message the follow-up
 # judgement takes for one is then a choice too (`opens_with_which`, rag/answer/pipeline.py).
 _AUXILIARY = "is are was were does do did has have can could would will should might may"
-_WHICH_ALONE = (
-    r"^\W*(?:(?:and|so|ok|okay|then|but)\W+)?which"
+_WHICH_SUBJECT = re.compile(
+    r"^(?!.*\b(?:or|vs|versus)\b)\W*(?:(?:and|so|ok|okay|then|but)\W+)?which"
     rf"(?=\s+(?:{'|'.join(_AUXILIARY.split())})\b"
-    r"(?!\s+(?:the\s+|any\s+|some\s+)?(?:papers?|works?|studies|articles)\b)"  # the collection
+    r"(?!\s+(?:all\s+)?(?:the\s+|any\s+|some\s+)?(?:papers?|works?|studies|articles)\b)"
+    r"(?!\s+the\s+(?!(?:most|least|best|worst|one|ones|\w+est)\b))"
     r"|\s+works\s+(?:on|with|for|in)\b)"
-)
-_WHICH_ONE = (
-    rf"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)|{_WHICH_ALONE}"
     # "the one that connects attention to smoothing", "the one about causal inference"
-    r"|\bthe\s+one(?=\s+(?:that|which|about|on|with|using|where|for|in)\b)"
+    r"|\bthe\s+one(?=\s+(?:that|which|about|on|with|using|where|for|in)\b)",
+    re.IGNORECASE,
 )
 # What may come before such a "which": kept when it is rewritten ("and which of ...").
 _LEAD = re.compile(r"^\W*(?:(?:and|so|ok|okay|then|but)\W+)?", re.IGNORECASE)
+# A possessive right after the verb of an opening "which": "which checks its proofs?"
+_WHICH_POSSESSIVE = re.compile(
+    r"^(\W*(?:(?:and|so|ok|okay|then|but)\W+)?which\s+\w+\s+)(?:its|their)\b", re.IGNORECASE
+)
 # "which" opening a question, before a word that is not one asking for papers.
 _OPENING_WHICH = re.compile(
     r"^\W*(?:(?:and|so|ok|okay|then|but)\W+)?which\s+"
@@ -326,11 +332,10 @@ def _names_its_place(text: str) -> bool:
 
 
 def _points_by_pronoun(text: str) -> bool:
-    """A pronoun or "this paper" in a short question; not a possessive after a "which" that
-    opens it, which is what it refers to ("which checks its proofs in Lean?", while in "which
-    data did they use?" "they" is the last answer's papers)."""
-    if opens_with_which(text) is not None:
-        text = re.sub(r"\b(?:its|their|itself|themselves)\b", " ", text, flags=re.IGNORECASE)
+    """A pronoun or "this paper" in a short question; not a possessive right after the verb of
+    a "which" that opens it, which is what it refers to ("which checks its proofs in Lean?",
+    while in "which datasets did their experiments use?" "their" is the last answer's)."""
+    text = _WHICH_POSSESSIVE.sub(r"\g<1> ", text)
     short = len(content_stems(text)) <= _SHORT
     return short and bool(_PLURAL_REF.search(text) or _SINGULAR_REF.search(text))
 
@@ -364,7 +369,7 @@ def rule_rewrite(
     """Rewrite a follow-up with the deterministic rule (see the module docstring)."""
     question = question.strip()
     last = _last_answer(turns)
-    if last is None or not depends_on_history(question):
+    if last is None or not (depends_on_history(question) or _WHICH_SUBJECT.search(question)):
         return Condensed(question, question)
     numbers = _cited_numbers(last)
     text = _EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)  # keeps the spans
@@ -386,7 +391,7 @@ def rule_rewrite(
         rewritten = _with_name(question, match.span(), [paper])
         return Condensed(rewritten, question, "rule", (paper,))
 
-    pick = _PICKS.search(text)
+    pick = _PICKS.search(text) or _WHICH_SUBJECT.search(text)
     if pick is not None:  # a choice among the set, judged on the question's own words
         papers = _the_set(turns, resolve)
         words = " ".join((question[: pick.start()] + question[pick.end() :]).split())
@@ -395,7 +400,7 @@ def rule_rewrite(
         names = " and ".join(paper_name(p) for p in papers)
         if len(papers) == 1 and (asked := _asked_of_one(question, pick, names)):
             rewritten = asked  # "Which of them uses X?" after one paper: "Does ICGNN use X?"
-        elif pick.group("ref"):  # "any of them" -> "any of ICGNN and CELL"
+        elif pick.groupdict().get("ref"):  # "any of them" -> "any of ICGNN and CELL"
             rewritten = _with_name(question, pick.span("ref"), papers)
         else:  # "Which one" -> "Which of ICGNN and CELL"; "the one that" -> "the one of ..."
             lead = _LEAD.match(pick.group())

@@ -313,7 +313,7 @@ def answer_stream(
         asked = condensed.question if condensed.question != question else None
         found = {h.paper.id: h for h in hits_of(index, query, condensed.papers, [])}
         of = [found.get(p.id) or Hit(p, 0, 0.0, p.title or "", 0.0) for p in condensed.papers]
-        yield from _record_answer(question, of, fields, name, timings, t0, asked)
+        yield from _record_answer(question, of, fields, name, timings, t0, asked, notice, language)
         return
     kind = question_kind(query)
     standalone = query if query != question else None
@@ -402,8 +402,10 @@ def answer_stream(
     if shown_before:
         relevant = [h for h in relevant if h.paper.id not in shown_before]
         hits = [h for h in hits if h.paper.id not in shown_before]
-    if fields and relevant:  # "who are the authors of the paper on tree search rollouts?"
-        yield from _record_answer(question, relevant, fields, name, timings, t0, standalone)
+    if fields and relevant and not outside:  # "who are the authors of the paper on X?"
+        yield from _record_answer(
+            question, relevant, fields, name, timings, t0, standalone, notice, language
+        )
         return
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     # "Tell me more.", "the second one": a follow-up on papers already shown gets what was not
@@ -714,6 +716,8 @@ def _record_answer(
     timings: dict[str, float],
     t0: float,
     standalone: str | None = None,
+    notice: str | None = None,
+    language: str = "en",
 ) -> Iterator[str | Answer]:
     """Yield each paper's record line (rag/answer/record_questions.py), cited, then the Answer."""
     lines, sentences, citations = [], [], []
@@ -730,8 +734,8 @@ def _record_answer(
     yield text
     timings["total_s"] = time.perf_counter() - t0
     yield Answer(
-        question, text, tuple(citations), tuple(sentences), False, (), name, None, timings,
-        standalone,
+        question, text, tuple(citations), tuple(sentences), False, (), name, notice, timings,
+        standalone, language,
     )  # fmt: skip
 
 

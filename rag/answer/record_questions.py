@@ -24,24 +24,27 @@ from rag.text import CHAT_WORDS, CONTENT_WORD, STOPWORDS
 AUTHORS, YEAR, LINK = "authors", "year", "link"
 _ASKS = {
     AUTHORS: re.compile(
-        r"\bwho\s+(?:wrote|writes|authored|published|is\s+behind|are\s+behind|are\s+the\s+authors"
-        r"|is\s+the\s+author)\b"
-        r"|\b(?:names?\s+of|list(?:\s+of)?)\s+(?:the\s+|its\s+|their\s+)?authors\b"
-        r"|\bwritten\s+by\s+whom\b|\bby\s+whom\b",
+        r"\bwho\s+(?:wrote|writes|authored|is\s+behind|are\s+behind|are\s+the\s+authors"
+        r"|is\s+the\s+author|published\b(?!\s+the\s+(?!paper\b)\w+))\b"
+        r"|\b(?:names?\s+of|list(?:\s+of)?)\s+(?:the\s+|its\s+|their\s+)?authors\b(?!['\u2019])"
+        r"|\bwritten\s+by\s+whom\b",
         re.IGNORECASE,
     ),
     YEAR: re.compile(
-        r"\bwhen\s+(?:was|were|did)\b[^?]*\b(?:published|written|released|out|appear(?:ed)?|"
-        r"come\s+out|came\s+out)\b"
-        r"|\b(?:what|which)\s+year\s+(?:was|were|did|is|are|it|they)\b"
+        r"\bwhen\s+(?:was|were|did)\s+(?:it|this|that|they|these|those|the\s+paper|(?-i:[A-Z][\w-]*))"
+        r"\s+(?:\w+\s+)?(?:published|written|released|out|appear(?:ed)?|come\s+out)\b"
+        r"|\b(?:what|which)\s+year\s+(?:was|were|did|is|are)\s+(?:it|this|that|they|the\s+paper"
+        r"|(?-i:[A-Z][\w-]*))"
+        r"\s+(?:published|written|released|out|from|come\s+out)\b"
         r"|\b(?:publication|release)\s+(?:year|date)\b"
         r"|\band\s+when\s*(?:[?.!]|$)"
         r"|\bhow\s+(?:recent|old)\s+(?:is|are)\s+(?:it|they|this|that|these|those)\b",
         re.IGNORECASE,
     ),
     LINK: re.compile(
-        r"\b(?:doi|url|pdf)\b|\blink\s+to\s+(?:it|the\s+paper)\b"
-        r"|\bwhere\s+(?:can|do)\s+i\s+(?:find|read|get|download|access)\b",
+        r"\b(?:the|its|their|a|any)\s+(?:doi|url|pdf|link)\b(?!\s+(?:files?|documents?)\b)"
+        r"|\bwhere\s+(?:can|do)\s+i\s+(?:find|read|get|download|access)\s+(?:it|this|that|them"
+        r"|these|those|the\s+(?:paper|papers|article|pdf|full\s+text))\b",
         re.IGNORECASE,
     ),
 }
@@ -102,4 +105,4 @@ def record_line(paper: Paper, fields: tuple[str, ...]) -> str:
     if missing:  # what was asked and is not there comes first
         lacks = f"its record gives {' and '.join(missing)}"
         text = f"{lacks}; {text}" if text else lacks
-    return f"{who or paper.label}: {text}"
+    return f"{who or paper.label or 'The paper'}: {text}"

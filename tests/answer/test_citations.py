@@ -10,6 +10,7 @@ from rag.answer.citations import (
     CitationChecker,
     PaperFacts,
     PromptLeakDetector,
+    cut_short,
     numbers,
     strip_markers,
 )
@@ -132,6 +133,12 @@ def test_copy_of_the_instructions_is_a_leak() -> None:
     assert not result.supported and result.reason == "prompt_leak"
 
 
+def test_a_long_clause_of_a_longer_sentence_is_not_cut_short() -> None:
+    full = " ".join(f"word{i}" for i in range(30))
+    assert not cut_short(" ".join(full.split()[:10]), full)  # a clause that says something
+    assert cut_short(" ".join(full.split()[:4]), full)
+
+
 @pytest.mark.parametrize(
     ("text", "claim"),
     [
@@ -140,6 +147,11 @@ def test_copy_of_the_instructions_is_a_leak() -> None:
         # the main clause without its last words ("over ten baselines") still says something
         ("Experiments on four benchmark datasets show gains of 3.5% [1].", True),
         ("Graph Neural Networks (GNNs) learn from graph-structured data [1].", True),
+        # a long clause of a long sentence says something
+        (
+            "We propose a novel approach called ICGNN that harnesses the structure [1].",
+            True,
+        ),
     ],
 )
 def test_an_abstract_sentence_cut_short_is_no_claim(text: str, claim: bool) -> None:

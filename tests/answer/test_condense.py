@@ -158,6 +158,12 @@ def test_which_as_the_subject_is_a_choice_among_the_list(question: str, words: s
     assert result.pick == words
 
 
+def test_a_possessive_after_which_and_its_noun_still_means_the_last_papers() -> None:
+    # Only "which checks its proofs?" refers its "its" to the "which"; here "their" is theirs.
+    result = rule_rewrite("which datasets did their experiments use?", CHOSE_BETA)
+    assert result.papers == (BETA,)
+
+
 @pytest.mark.parametrize(
     ("question", "rewritten"),
     [
@@ -182,6 +188,10 @@ def test_a_choice_is_rewritten_in_the_words_and_case_typed(question: str, rewrit
         "which datasets are used for graphs?",  # asks for datasets
         "which tokens should be recomputed in RAG?",
         "which papers use Lean?",
+        # a topic switch that opens with "which is/are": not a choice among the list
+        "which is better, DPO or PPO?",
+        "which are the main challenges in federated learning?",
+        "which are all the papers on diffusion?",
     ],
 )
 def test_which_before_a_noun_is_no_choice(question: str) -> None:
