@@ -39,6 +39,12 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         ("and when does it fail?", ()),
         ("code link?", ()),  # whether the code is out
         ("is the code on github?", ()),
+        ("where can I find the code?", ()),
+        ("how do they handle PDF files?", ()),
+        ("what year did they collect the data?", ()),
+        ("when was the dataset released?", ()),
+        ("who published the dataset they use?", ()),
+        ("list the authors' main contributions", ()),
     ],
 )
 def test_a_question_on_the_record_is_told_from_one_on_the_content(
@@ -59,6 +65,10 @@ def test_the_record_line_gives_what_the_record_has_and_names_what_it_lacks() -> 
     assert line == (
         "Lee et al. (FOO): “Foo for Bar” by Ann Lee, Bo Chen and Cy Park (2024), "
         "https://doi.org/10.1/foo"
+    )
+    nameless = Paper.create(authors=[], abstract="", title="A Study", year=2020)
+    assert record_line(nameless, ("authors",)) == (
+        "The paper: its record gives no authors; “A Study” (2020)"
     )
     bare = Paper.create(
         authors=["Ann Lee", "Bo Chen"], abstract="We study x.", authors_truncated=True
