@@ -90,8 +90,11 @@ _WHICH_ONE = r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
 # another word ("which uses tree search?") "which" may be either: a message the follow-up
 # judgement takes for one is then a choice too (`opens_with_which`, rag/answer/pipeline.py).
 _AUXILIARY = "is are was were does do did has have can could would will should might may"
+# What may come before such a "which", kept when it is rewritten ("and which of ...").
+_LEADING = r"\W*(?:(?:and|so|ok|okay|then|but)\W+)?"
+_LEAD = re.compile(rf"^{_LEADING}", re.IGNORECASE)
 _WHICH_SUBJECT = re.compile(
-    r"^(?!.*\b(?:or|vs|versus)\b)\W*(?:(?:and|so|ok|okay|then|but)\W+)?which"
+    rf"^(?!.*\b(?:or|vs|versus)\b){_LEADING}which"
     rf"(?=\s+(?:{'|'.join(_AUXILIARY.split())})\b"
     r"(?!\s+(?:all\s+)?(?:the\s+|any\s+|some\s+)?(?:papers?|works?|studies|articles)\b)"
     r"(?!\s+the\s+(?!(?:most|least|best|worst|one|ones|\w+est)\b))"
@@ -100,15 +103,11 @@ _WHICH_SUBJECT = re.compile(
     r"|\bthe\s+one(?=\s+(?:that|which|about|on|with|using|where|for|in)\b)",
     re.IGNORECASE,
 )
-# What may come before such a "which": kept when it is rewritten ("and which of ...").
-_LEAD = re.compile(r"^\W*(?:(?:and|so|ok|okay|then|but)\W+)?", re.IGNORECASE)
 # A possessive right after the verb of an opening "which": "which checks its proofs?"
-_WHICH_POSSESSIVE = re.compile(
-    r"^(\W*(?:(?:and|so|ok|okay|then|but)\W+)?which\s+\w+\s+)(?:its|their)\b", re.IGNORECASE
-)
+_WHICH_POSSESSIVE = re.compile(rf"^({_LEADING}which\s+\w+\s+)(?:its|their)\b", re.IGNORECASE)
 # "which" opening a question, before a word that is not one asking for papers.
 _OPENING_WHICH = re.compile(
-    r"^\W*(?:(?:and|so|ok|okay|then|but)\W+)?which\s+"
+    rf"^{_LEADING}which\s+"
     r"(?!(?:papers?|works?|studies|articles|methods?|ones?|of)\b)(?=\w)",
     re.IGNORECASE,
 )

@@ -54,6 +54,7 @@ _FIELD_WORDS = {
     "url": LINK, "link": LINK, "pdf": LINK,
 }  # fmt: skip
 _FILLER = frozenset(("and", "the", "its", "their", "what", "about", "please", "whats", "s"))
+_IGNORED = _FILLER | STOPWORDS | frozenset(CHAT_WORDS.split())  # beside the fields' names
 
 
 def record_fields(question: str) -> tuple[str, ...]:
@@ -72,9 +73,8 @@ def names_only_fields(question: str) -> bool:
     """Whether `question`'s words are the fields' names alone ("authors?", "year and DOI?"):
     it asks about the papers just shown, as "who wrote it?" does."""
     words = [w.lower() for w in CONTENT_WORD.findall(question)]
-    ignored = _FILLER | STOPWORDS | frozenset(CHAT_WORDS.split())
     return any(w in _FIELD_WORDS for w in words) and all(
-        w in _FIELD_WORDS or w in ignored for w in words
+        w in _FIELD_WORDS or w in _IGNORED for w in words
     )
 
 
