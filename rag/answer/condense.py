@@ -113,7 +113,8 @@ _OPENING_WHICH = re.compile(
 )
 _OTHERS_REF = re.compile(_OTHERS, re.IGNORECASE)
 _PLURAL_REF = re.compile(
-    rf"\b(?:they|them|their|theirs|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
+    # a noun after "their" or "those" is what they point at; after "they" a verb ("they work")
+    rf"\b(?:they|them|theirs)\b|\b(?:their|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
     rf"|{_WHICH_ONE}|{_OTHERS}",
     re.IGNORECASE,
 )

@@ -106,6 +106,20 @@ def test_a_question_without_its_own_subject_refers_to_the_last_answer(
     assert "AlphaNet" in result.question and "BetaGAN" in result.question
 
 
+@pytest.mark.parametrize(
+    ("question", "rewritten"),
+    [
+        ("how do they work?", "how do AlphaNet and BetaGAN work?"),
+        ("do they work on large graphs?", "do AlphaNet and BetaGAN work on large graphs?"),
+        ("which of those papers uses Cora?", "which of AlphaNet and BetaGAN uses Cora?"),
+    ],
+)
+def test_the_verb_after_they_is_kept(question: str, rewritten: str) -> None:
+    # "work" is also a noun ("their work"), and was taken as the one "they" point at:
+    # "how do they work?" was searched as "how do AlphaNet and BetaGAN?".
+    assert rule_rewrite(question, TWO_PAPERS).question == rewritten
+
+
 GAMMA = paper("We propose GammaRL, reinforcement learning for molecules.", ("Cy Park",), "Park")
 THREE_PAPERS = Turn(
     "Which papers propose models?",
