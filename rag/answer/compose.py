@@ -32,6 +32,7 @@ from rag.ingest.wanted import (
     is_availability,
     is_fragment,
 )
+from rag.records import Paper
 from rag.text import content_stems
 
 
@@ -179,7 +180,13 @@ def already_said(sentence: str, said: str) -> bool:
 
 
 def choose(
-    question: str, kind: Kind, relevance: RelevanceCheck, ev: Evidence, said: str = ""
+    question: str,
+    kind: Kind,
+    relevance: RelevanceCheck,
+    ev: Evidence,
+    said: str = "",
+    *,
+    any_sentence: bool = False,
 ) -> Choice | None:
     """Return the sentence of `ev`'s paper that answers `question`, of `kind` (None: none is
     about the question). A sentence already shown in `said` comes after every other one but
@@ -187,6 +194,8 @@ def choose(
     at the paper ("Tell me more about the first one."), so a sentence not said yet is taken
     even when it is not about the question's words, unless one is ("what does the first one
     say about the KV cache?" gets the KV-cache sentence again rather than another).
+    With `any_sentence` (a question on the paper with no topic of its own: "what did they
+    find?") every sentence is about it, and the fitted choice alone picks.
     The sentence may carry a `tie_sentence` to follow it."""
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
@@ -200,7 +209,7 @@ def choose(
     best: tuple[tuple[bool, bool, bool, bool, float], Choice] | None = None
     for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
-        passes = relevance.passes(about)
+        passes = any_sentence or relevance.passes(about)
         if is_fragment(sentence, relevance.question) or not (passes or said):
             continue
         states = (
@@ -228,6 +237,18 @@ def choose(
         relevance, pairs, ranks, best[1].sentence, has_others(shared), said, terms=topic
     )
     return replace(best[1], context=context) if context else best[1]
+
+
+def asks_of_papers(terms: Sequence[str], papers: Sequence[Paper]) -> list[str]:
+    """The `terms` of a question that do not name one of `papers` (its authors' names, the
+    method its abstract introduces): what it asks of them beyond which papers they are."""
+    names = {
+        stem
+        for paper in papers
+        for name in (*paper.authors, method_name(paper.abstract) or "")
+        for stem in content_stems(name)
+    }
+    return [t for t in terms if t not in names]
 
 
 def topic_terms(relevance: RelevanceCheck, name: str | None) -> list[str]:
@@ -439,6 +460,10 @@ def compose(
     """
     kind = question_kind(question)
     states = kind not in _STATED
+    # "what did they find?", "why did Guan et al. do it?": it says what it wants, and its only
+    # words name the papers it is asked of, so every sentence of theirs is about it and the
+    # role it wants decides.
+    any_sentence = absent and not asks_of_papers(relevance.terms, [ev.hit.paper for ev in evidence])
     choices = []
     found = False  # a paper has a sentence about the question
     ties = []  # sentences after the model's synthesis, for papers it said nothing of the words of
@@ -450,8 +475,10 @@ def compose(
             if tie is not None:
                 ties.append(tie)
             continue
-        choice = choose(question, kind, relevance, ev, said)
-        found = found or (choice is not None and not _only_again(choice, relevance, ev, before))
+        choice = choose(question, kind, relevance, ev, said, any_sentence=any_sentence)
+        found = found or (
+            choice is not None and (any_sentence or not _only_again(choice, relevance, ev, before))
+        )
         if choice is None and every:
             choice = Choice(ev.n, ev.best_sentence, 0.0, states)
         if choice is not None:

@@ -24,7 +24,7 @@ from rag.answer.abstention import (
     words_no_paper_holds,
 )
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
-from rag.answer.compose import Kind, checked_as_cited, compose, question_kind
+from rag.answer.compose import Kind, asks_of_papers, checked_as_cited, compose, question_kind
 from rag.answer.condense import (
     Condensed,
     Resolver,
@@ -420,6 +420,12 @@ def answer_stream(
     # question ("Which of IDFT and Guan et al. are federated?") name no topic.
     asked = condensed.pick if condensed.pick is not None else query
     if condensed.method == "context":  # "main limitation?" is judged on its words, not names
+        asked = corrected(index, condensed.original)
+    elif (
+        of_named and wants and not asks_of_papers(wanted_terms(query), [h.paper for h in relevant])
+    ):
+        # "why did they do it?", searched as "why did IDFT and Guan et al. do it?": the names
+        # are the rewrite's, and would pull each paper's line to the sentence naming it.
         asked = corrected(index, condensed.original)
     elif condensed.asked and condensed.pick is None and question_terms(index, condensed.asked):
         asked = condensed.asked  # "main limitation of Seo et al.?", "ConPress vs LDPVR: speed?"
