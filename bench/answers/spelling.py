@@ -59,9 +59,16 @@ def with_replacements(word: str) -> set[str]:
 def changes(index: Index, texts: list[str], variant: tuple[int, int, bool]) -> dict[str, str]:
     """Return {typed word: word read} over `texts` under one variant of the rule."""
     min_length, min_read, replace = variant
-    saved = spelling.MIN_LENGTH, spelling.MIN_READ_LENGTH, spelling.slips, spelling.clipped
+    saved = (
+        spelling.MIN_LENGTH,
+        spelling.MIN_READ_LENGTH,
+        spelling.slips,
+        spelling.clipped,
+        spelling._variant_of,
+    )
     spelling.MIN_LENGTH, spelling.MIN_READ_LENGTH = min_length, min_read
     spelling.clipped = lambda index, word: None  # type: ignore[assignment]  # slips alone here
+    spelling._variant_of = lambda index, word: None  # type: ignore[assignment]
     if replace:
         spelling.slips = with_replacements  # type: ignore[assignment]
     try:
@@ -78,6 +85,7 @@ def changes(index: Index, texts: list[str], variant: tuple[int, int, bool]) -> d
             spelling.MIN_READ_LENGTH,
             spelling.slips,
             spelling.clipped,
+            spelling._variant_of,
         ) = saved
 
 
@@ -177,8 +185,9 @@ def clipping_pairs_part(index: Index) -> list[str]:
     return lines
 
 
-def clipped_words(index: Index, texts: list[str]) -> dict[str, str]:
-    """Return {typed word: word read} for every word of `texts` the clipping rule reads."""
+def clipped_words(index: Index, texts: list[str], variants: bool = False) -> dict[str, str]:
+    """Return {typed word: word read} for every word of `texts` the clipping rule reads (with
+    `variants`: that the British and American spelling rule reads)."""
     out = {}
     for text in texts:
         read = spelling.corrected(index, text)
@@ -187,7 +196,9 @@ def clipped_words(index: Index, texts: list[str]) -> dict[str, str]:
         typed_words, read_words = re.findall(r"\w+", text), re.findall(r"\w+", read)
         for typed, got in zip(typed_words, read_words, strict=False):
             low = typed.lower()
-            if got.lower() != low and spelling._slip_of(index, low) is None:
+            if got.lower() == low or spelling._slip_of(index, low) is not None:
+                continue
+            if (spelling._variant_of(index, low) is not None) == variants:
                 out[low] = got.lower()
     return out
 
@@ -203,16 +214,21 @@ def clipping_use_part(seeds: Index, scifact: Index | None) -> list[str]:
     ):
         for row in map(json.loads, (DATA / name).read_text().splitlines()):
             texts += [v for k, v in row.items() if k in ("q", "question") and isinstance(v, str)]
-    lines = ["### Clipped words read in real questions", ""]
-    got = clipped_words(seeds, texts)
-    listed = ", ".join(f"{w}→{r}" for w, r in sorted(got.items())) or "none"
-    lines.append(f"- {len(texts)} labelled seed questions (over the seeds): {listed}")
-    if scifact is not None:
-        claims = [json.loads(x)["claim"] for x in CLAIMS.read_text().splitlines() if x]
-        got = clipped_words(scifact, claims)
+    lines = []
+    for variants, title in (
+        (False, "Clipped words"),
+        (True, "British and American spellings (`spelling_variants`)"),
+    ):
+        lines += ["", f"### {title} read in real questions", ""]
+        got = clipped_words(seeds, texts, variants)
         listed = ", ".join(f"{w}→{r}" for w, r in sorted(got.items())) or "none"
-        lines.append(f"- {len(claims)} SciFact training claims (over SciFact): {listed}")
-    return lines
+        lines.append(f"- {len(texts)} labelled seed questions (over the seeds): {listed}")
+        if scifact is not None:
+            claims = [json.loads(x)["claim"] for x in CLAIMS.read_text().splitlines() if x]
+            got = clipped_words(scifact, claims, variants)
+            listed = ", ".join(f"{w}→{r}" for w, r in sorted(got.items())) or "none"
+            lines.append(f"- {len(claims)} SciFact training claims (over SciFact): {listed}")
+    return lines[1:]
 
 
 def cost_part(index: Index) -> list[str]:

@@ -6,7 +6,7 @@ import pytest
 
 from rag import api
 from rag.index.paper_index import Index
-from rag.index.spelling import corrected, slips
+from rag.index.spelling import corrected, slips, spelling_variants
 
 
 @pytest.mark.parametrize(
@@ -116,3 +116,57 @@ def test_a_question_with_a_clipped_word_is_answered(real_seed_index: Index) -> N
     assert not answer.abstained
     cited = {c.hit.paper.authors[0] for c in answer.citations}
     assert cited & {"Ziyue Li", "Chuxue Cao", "Ruobing Zuo"}
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("policy optimisation", "policy optimization"),
+        ("regularisation of networks", "regularization of networks"),
+        (
+            "Generalisation in overparameterised models",
+            "Generalization in overparameterized models",
+        ),
+        ("the behaviour of attention", "the behavior of attention"),
+    ],
+)
+def test_a_british_spelling_is_read_as_the_collection_spells_it(
+    seed_index: Index, typed: str, read: str
+) -> None:
+    assert corrected(seed_index, typed) == read
+
+
+def test_spelling_variants_go_both_ways_and_leave_other_words() -> None:
+    assert {"optimization"} == spelling_variants("optimisation")
+    assert "optimisation" in spelling_variants("optimization")
+    assert {"labeled", "behavior", "tumor", "analyze", "center", "catalog", "defense"} <= (
+        spelling_variants("labelled")
+        | spelling_variants("behaviour")
+        | spelling_variants("tumour")
+        | spelling_variants("analyse")
+        | spelling_variants("centre")
+        | spelling_variants("catalogue")
+        | spelling_variants("defence")
+    )
+    assert {"estrogen", "anemia"} <= spelling_variants("oestrogen") | spelling_variants("anaemia")
+    assert not spelling_variants("four") and not spelling_variants("graph")
+
+
+@pytest.mark.slow
+def test_a_question_in_british_spelling_gets_the_american_one_s_papers(
+    real_seed_index: Index,
+) -> None:
+    # Before, the British form said the collection had no paper on it.
+    us, uk = (
+        api.ask(
+            f"Which papers are about the theory of {word} in {over} models?",
+            index=real_seed_index,
+            backend=None,
+        )
+        for word, over in (
+            ("generalization", "overparameterized"),
+            ("generalisation", "overparameterised"),
+        )
+    )
+    assert not us.abstained and not uk.abstained, uk.answer
+    assert {c.hit.paper.id for c in uk.citations} == {c.hit.paper.id for c in us.citations}
