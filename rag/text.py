@@ -341,3 +341,47 @@ def definitions(texts: Iterable[str]) -> dict[str, set[tuple[str, ...]]]:
                 key = acronym.lower()
                 found.setdefault(key, set()).add(tuple(w.lower() for w in words))
     return found
+
+
+# ---------------------------------------------------------------------------------------------
+# British and American spelling
+# ---------------------------------------------------------------------------------------------
+# British and American spellings of one word: the query's spelling, read as the collection's.
+_VARIANTS = (
+    (re.compile(r"(?<=\w{2})is(e|es|ed|er|ers|ing|ation|ations|able)$"), r"iz\1"),
+    (re.compile(r"(?<=\w{2})iz(e|es|ed|er|ers|ing|ation|ations|able)$"), r"is\1"),
+    (re.compile(r"(?<=\w)ys(e|es|ed|er|ers|ing)$"), r"yz\1"),
+    (re.compile(r"(?<=\w)yz(e|es|ed|er|ers|ing)$"), r"ys\1"),
+    (re.compile(r"(?<=\w{2})our(s|ed|ing|al|ally|hood|hoods|ite|ites|able|er|ers)?$"), r"or\1"),
+    (re.compile(r"(?<=\w{2})or(s|ed|ing|al|ally|hood|hoods|ite|ites|able|er|ers)?$"), r"our\1"),
+    (re.compile(r"(?<=\w{2})tre(s|d)?$"), r"ter\1"),
+    (re.compile(r"(?<=\w{2})ter(s|ed)?$"), r"tre\1"),
+    (re.compile(r"(?<=\w{3})ogue(s)?$"), r"og\1"),
+    (re.compile(r"(?<=\w{3})og(s)?$"), r"ogue\1"),
+    (re.compile(r"(?<=[aeiou])ll(ed|ing|er|ers)$"), r"l\1"),
+    (re.compile(r"(?<=[aeiou])l(ed|ing|er|ers)$"), r"ll\1"),
+    (re.compile(r"(?<=\w{2})ence(s)?$"), r"ense\1"),
+    (re.compile(r"(?<=\w{2})ense(s)?$"), r"ence\1"),
+    (re.compile(r"(?:ae|oe)(?=\w{2})"), "e"),
+)
+
+
+def spelling_variants(word: str) -> set[str]:
+    """The other spellings of `word` across British and American English ("optimisation" and
+    "optimization", "behaviour" and "behavior", "labelled" and "labeled", "tumour" and "tumor",
+    "oestrogen" and "estrogen"): each correspondence once, wherever it applies."""
+    found = {pattern.sub(repl, word, count=1) for pattern, repl in _VARIANTS}
+    # "anemia", "fetal": the British "ae" or "oe" may stand for any of the word's "e"s
+    found |= {
+        word[:i] + vowel + word[i:]
+        for i, c in enumerate(word)
+        if c == "e" and i < len(word) - 2 and (i == 0 or word[i - 1] not in "aeiou")
+        for vowel in "ao"
+    }
+    return found - {word}
+
+
+def with_spelling_variants(words: Iterable[str]) -> frozenset[str]:
+    """`words` and their other spellings: a word list written in one ("summarize") holds the
+    other ("summarise") too."""
+    return frozenset(v for w in words for v in (w, *spelling_variants(w)))

@@ -40,7 +40,7 @@ import numpy as np
 from rag.index.model_files import BUNDLED_MODEL
 from rag.index.paper_index import Index
 from rag.records import Hit
-from rag.text import CHAT_WORDS, STOPWORDS, definitions
+from rag.text import CHAT_WORDS, STOPWORDS, definitions, with_spelling_variants
 
 # A question of this many terms or more reads like a claim: there the passage cosine alone is
 # telling, and the cosine gate bench/answers/calibrate.py chose (SciFact: 98.0% of answerable claims
@@ -59,8 +59,9 @@ COEF = (2.029338, 3.05401, -0.302816, 0.408961, -0.655251, 2.538509, 0.333141)
 INTERCEPT = 1.692255
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")  # bm25s' token pattern
-# Words that say how a question is asked, not what it is about.
-_ASKING = frozenset(
+# Words that say how a question is asked, not what it is about (in either spelling:
+# "summarise").
+_ASKING = with_spelling_variants(
     """
     tell me about papers paper work works study studies research researchers anything any
     something know known say says said deal deals dealing discuss discusses describe explain

@@ -44,7 +44,7 @@ from types import MappingProxyType
 import numpy as np
 
 from rag.ingest.roles import ROLES
-from rag.text import CHAT_WORDS, content_stems, definitions
+from rag.text import CHAT_WORDS, content_stems, definitions, with_spelling_variants
 
 
 class Want(StrEnum):
@@ -175,7 +175,9 @@ _QUESTION_WORDS = """
     mean means thing things lot handle handled make made recent recently current currently
     approach approaches method methods propose proposed main idea ideas
 """
-QUESTION_STEMS = frozenset(content_stems(" ".join([*_QUESTION_WORDS.split(), CHAT_WORDS])))
+QUESTION_STEMS = frozenset(
+    content_stems(" ".join(with_spelling_variants([*_QUESTION_WORDS.split(), *CHAT_WORDS.split()])))
+)
 WEIGHTS = Path(__file__).with_name("model") / "sentence_choice.json"
 
 

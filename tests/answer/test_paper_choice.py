@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rag import api
+from rag.answer.abstention import question_terms, words_no_paper_holds
 from rag.index.paper_index import Index
 
 GNN_PAPERS = {"Wei Ju", "Hourun Li", "Yifan Wang", "Yumeng Zhao"}
@@ -60,6 +61,17 @@ def test_phrasings_of_one_need_cite_the_same_papers(real_seed_index: Index) -> N
     sets = [cited(real_seed_index, q) for q in phrasings]
     assert all(s == sets[0] for s in sets), sets
     assert sets[0] == GNN_PAPERS
+
+
+def test_an_asking_word_weighs_nothing_in_either_spelling(real_seed_index: Index) -> None:
+    # "summarise" counted as a topic word no paper uses, so the question abstained and said
+    # so; "summarize" as none.
+    american, british = (
+        question_terms(real_seed_index, q)
+        for q in ("summarize the work on graphs", "summarise the work on graphs")
+    )
+    assert british == american == [("graph", False)]
+    assert words_no_paper_holds(real_seed_index, "summarise the evaluation methods") == []
 
 
 @pytest.mark.slow

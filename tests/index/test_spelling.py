@@ -6,7 +6,8 @@ import pytest
 
 from rag import api
 from rag.index.paper_index import Index
-from rag.index.spelling import corrected, slips, spelling_variants
+from rag.index.spelling import corrected, slips
+from rag.text import spelling_variants
 
 
 @pytest.mark.parametrize(
