@@ -7,13 +7,17 @@ topic of its own, only what it wants of the papers just answered: 32 from
 bench/data/subjectless_followups.jsonl (its `previous` ones with no topic word) and 24 written
 blind after a topic question; each labelled, from the message alone, with the role it wants:
 `finding` (result or conclusion), `definition` (objective or method), `motivation`
-(background) or `any`. Ids divisible by 3 are held out.
+(background) or `any`; and, for each paper the first answer cited (as of this file's writing),
+the sentences a reader wants as the answer (`wanted_lines`, best first; null for `any`-like
+messages), labelled by a helper who saw only the follow-up and the abstracts' sentences, not
+the answers. Ids divisible by 3 are held out.
 
 Each session is asked as the chat asks it (`rag.api.ask`, the first turn as history). Scored,
 over sessions whose first answer cited a paper: the second answer says the abstracts "do not
 seem to address this" (wrong: every abstract says what it found, how and why); it cites a
 paper the first answer did not; and each of its lines comes from a sentence of the wanted role
-(`rag.ingest.roles`, as `finding_first.py` reads them). Results: bench/results/NAME.md and
+(`rag.ingest.roles`, as `finding_first.py` reads them), and is one a reader wants (each line of
+a paper with `wanted_lines`). Results: bench/results/NAME.md and
 NAME.json (default role_followups).
 """
 
@@ -30,8 +34,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers.finding_first import role_of  # noqa: E402
+from bench.answers.finding_first import closest, role_of  # noqa: E402
 from rag import api  # noqa: E402
+from rag.answer.evidence import paper_sentences  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
@@ -50,14 +55,24 @@ def cited(answer: api.Answer) -> set[str]:
     return {str(c.hit.paper.id) for c in answer.citations}
 
 
-def lines(answer: api.Answer) -> list[tuple[str, str]]:
-    """Each shown, cited sentence of `answer` with the role of the abstract sentence it is."""
+def lines(answer: api.Answer) -> list[tuple[str, str, str, str]]:
+    """Each shown, cited sentence of `answer`: its text, the role of the abstract sentence it
+    is, that sentence, and its paper's first author."""
     by_n = {c.n: c.hit.paper for c in answer.citations}
-    return [
-        (s["text"], role_of(s["text"], by_n[s["citations"][0]].abstract))
-        for s in answer.sentences
-        if s.get("shown") and not s.get("note") and s.get("citations")
-    ]
+    out = []
+    for s in answer.sentences:
+        if s.get("shown") and not s.get("note") and s.get("citations"):
+            paper = by_n[s["citations"][0]]
+            sentences = paper_sentences(paper)
+            source = sentences[closest(s["text"], sentences)] if sentences else ""
+            out.append((s["text"], role_of(s["text"], paper.abstract), source, paper.authors[0]))
+    return out
+
+
+def labelled_right(session: dict[str, Any], shown: list[tuple[str, str, str, str]]) -> list[bool]:
+    """For each line whose paper has a labelled answer (`wanted_lines`), whether it is one."""
+    labels = session.get("wanted_lines") or {}
+    return [source in labels[author] for _, _, source, author in shown if labels.get(author)]
 
 
 def run(index: Index, session: dict[str, Any], backend: str | None) -> dict[str, Any] | None:
@@ -82,8 +97,9 @@ def run(index: Index, session: dict[str, Any], backend: str | None) -> dict[str,
         "note": any(n in second.answer for n in NOTES),
         "outside": bool(cited(second) - cited(first)),
         "lines": len(shown),
-        "wanted_lines": sum(wanted is None or role in wanted for _, role in shown),
-        "roles": [role for _, role in shown],
+        "wanted_lines": sum(wanted is None or role in wanted for _, role, _, _ in shown),
+        "roles": [role for _, role, _, _ in shown],
+        "labelled_right": labelled_right(session, shown),
         "answer": second.answer[:400],
     }
 
@@ -91,8 +107,8 @@ def run(index: Index, session: dict[str, Any], backend: str | None) -> dict[str,
 def table(rows: list[dict[str, Any]]) -> tuple[list[str], dict[str, Any]]:
     out = [
         "| part | sessions | 'not addressed' note | cites outside the first answer | "
-        "lines of the wanted role (role asked) |",
-        "|---|---|---|---|---|",
+        "lines of the wanted role (role asked) | lines a reader wants (labelled) |",
+        "|---|---|---|---|---|---|",
     ]
     summary: dict[str, Any] = {}
     for part in ("fit", "heldout"):
@@ -100,16 +116,19 @@ def table(rows: list[dict[str, Any]]) -> tuple[list[str], dict[str, Any]]:
         asked = [r for r in got if r["want"] != "any"]
         n_lines = sum(r["lines"] for r in asked)
         right = sum(r["wanted_lines"] for r in asked)
+        judged = [ok for r in got for ok in r["labelled_right"]]
         summary[part] = {
             "sessions": len(got),
             "note": sum(r["note"] for r in got),
             "outside": sum(r["outside"] for r in got),
             "wanted_lines": right,
             "lines": n_lines,
+            "labelled_right": sum(judged),
+            "labelled_lines": len(judged),
         }
         out.append(
             f"| {part} | {len(got)} | {summary[part]['note']} | {summary[part]['outside']} | "
-            f"{right}/{n_lines} |"
+            f"{right}/{n_lines} | {sum(judged)}/{len(judged)} |"
         )
     return out, summary
 

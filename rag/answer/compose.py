@@ -31,6 +31,7 @@ from rag.ingest.wanted import (
     has_others,
     is_availability,
     is_fragment,
+    wanted_role_first,
 )
 from rag.records import Paper
 from rag.text import content_stems
@@ -195,7 +196,7 @@ def choose(
     even when it is not about the question's words, unless one is ("what does the first one
     say about the KV cache?" gets the KV-cache sentence again rather than another).
     With `any_sentence` (a question on the paper with no topic of its own: "what did they
-    find?") every sentence is about it, and the fitted choice alone picks.
+    find?") every sentence is about it, and those of the role it wants come first.
     The sentence may carry a `tie_sentence` to follow it."""
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
@@ -207,6 +208,8 @@ def choose(
     cosines, shared, ranks = _ranked(question, relevance, ev, pairs)
     topic = topic_terms(relevance, method)
     best: tuple[tuple[bool, bool, bool, bool, float], Choice] | None = None
+    if any_sentence:  # it asks for nothing but a kind of sentence: that role's come first
+        ranks = wanted_role_first(question, pairs, ranks)
     for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
         passes = any_sentence or relevance.passes(about)

@@ -431,6 +431,30 @@ def wanted(question: str) -> Want:
     return Want.FINDING
 
 
+# The roles of the sentences that state what each want asks for.
+WANTED_ROLES = MappingProxyType(
+    {
+        Want.FINDING: ("result", "conclusion"),
+        Want.DEFINITION: ("objective", "method"),
+        Want.MOTIVATION: ("background",),
+    }
+)
+
+
+def wanted_role_first(
+    question: str, pairs: Sequence[tuple[str, str]], scores: np.ndarray
+) -> np.ndarray:
+    """`scores` of a paper's sentences `pairs` with those of the role `question` wants
+    (`WANTED_ROLES`) above every other, when the paper has one. Only for a question that asks
+    nothing but that ("what did they find?", "why did they do it?"): there the role is all it
+    says, while a question with words of its own is ordered by the fitted score alone."""
+    roles = WANTED_ROLES[wanted(question)]
+    mask = np.array([role in roles for _, role in pairs])
+    if not len(scores) or not mask.any():
+        return scores
+    return np.where(mask, scores + (scores.max() - scores.min() + 1.0), scores)
+
+
 def names_what_it_wants(question: str) -> bool:
     """Whether `question` says what it wants ("what did they find?", "how does it work?", "why?",
     "how well does it do?"), as "Tell me more." or "the second one" does not."""
