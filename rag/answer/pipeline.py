@@ -58,7 +58,7 @@ from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, hits_of, search
 from rag.index.spelling import corrected
 from rag.ingest.naming import author_phrase, method_name, speaker
-from rag.ingest.wanted import names_what_it_wants
+from rag.ingest.wanted import asks_only_if_out, names_what_it_wants
 from rag.ingest.wanted import question_terms as wanted_terms
 from rag.records import Hit, Paper
 from rag.settings import Settings
@@ -672,6 +672,11 @@ def _condensed(
     if pronoun_small_talk(index, message, terms):
         # "love it", "got it, thanks": small talk, though "it" could point at the last papers.
         return Condensed(message, message, "chat")
+    if history and asks_only_if_out(message):
+        # "where can I find the code?", "any code released?": of the papers just shown.
+        previous = last_answer_papers(history, resolve)
+        if previous:
+            return asked_of(message, previous)
     if not terms and not refers_back(message) and not asks_for_more(message):
         # "results?", "what else is in the library?", "how are you?": about the last answer's
         # papers unless it asks of none (rag/answer/topicless.py; None: the judgement cannot

@@ -491,10 +491,30 @@ def is_availability(sentence: str) -> bool:
 
 def asks_if_out(question: str) -> bool:
     """Whether `question` asks if a paper's code or implementation is out ("any code
-    released?", "is the implementation public?"), not about code as a topic."""
+    released?", "is the implementation public?") or where it is ("where can I find the
+    code?"), not about code as a topic ("where are the papers on code generation?")."""
     asked = set(content_stems(question))
     things, how = _availability_stems()
-    return bool(asked & things and asked & how)
+    if not asked & things:
+        return False
+    # "where is the code (ConPress)?": the papers a follow-up is asked of come in parentheses
+    typed = set(content_stems(question.split("(")[0]))
+    return bool(asked & how) or bool(_WHERE.match(question) and only_availability(typed))
+
+
+def asks_only_if_out(question: str) -> bool:
+    """Whether `question` asks if code is out and names nothing else ("where is the code?",
+    "any code released?"): after an answer, it asks it of that answer's papers."""
+    return asks_if_out(question) and only_availability(set(content_stems(question)))
+
+
+def only_availability(stems: set[str]) -> bool:
+    """Whether `stems` are words of asking whether or where code is, and nothing else."""
+    things, how = _availability_stems()
+    return stems <= things | how | QUESTION_STEMS
+
+
+_WHERE = re.compile(r"\s*(?:(?:and|so|ok|okay|but)\s*,?\s+)?where\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)

@@ -206,3 +206,14 @@ def test_asked_if_the_code_is_out_an_abstract_that_does_not_say_is_named(
     assert two.answer.startswith(
         "The abstract of Ju et al. (ICGNN) does not state whether its code is available"
     ), two.answer
+
+
+@pytest.mark.slow
+def test_where_the_code_is_is_asked_of_the_paper_just_shown(real_seed_index: Index) -> None:
+    # Before, "where can I find the code?" was searched on its own words and quoted DiP-G's
+    # background, then, once read as a question about code, every paper that has some.
+    one, two = chat(
+        real_seed_index, ["discrete prompting for graphs", "where can I find the code?"]
+    )
+    assert [c.hit.paper.id for c in two.citations] == [c.hit.paper.id for c in one.citations]
+    assert "code is available in the supplementary materials" in two.answer, two.answer

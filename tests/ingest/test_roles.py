@@ -200,6 +200,9 @@ def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> Non
         ("Which papers deal with graphs?", True),
         ("which papers study online learning?", True),  # "online" is in the sentence, not asked
         ("LLMs for code generation", True),  # code as a topic, not as something released
+        ("where can I find the code?", False),
+        ("where is the code (ConPress)?", False),  # a follow-up, asked of the paper just shown
+        ("where can I find code generation papers?", True),
         ("source-free domain adaptation", True),
     ],
 )
