@@ -49,7 +49,12 @@ from rag.answer.language import (
 from rag.answer.named_papers import asked_of_named
 from rag.answer.overview import no_topic
 from rag.answer.people import asked_of_people, their_papers
-from rag.answer.record_questions import names_only_fields, record_fields, record_line
+from rag.answer.record_questions import (
+    names_no_paper,
+    names_only_fields,
+    record_fields,
+    record_line,
+)
 from rag.answer.relevance import RelevanceCheck
 from rag.answer.topicless import asks_no_paper, pronoun_small_talk, searched_asks_no_paper
 from rag.backends.base import Backend, Prompt
@@ -318,7 +323,11 @@ def answer_stream(
     kind = question_kind(query)
     standalone = query if query != question else None
     if condensed.method == "chat" or (
-        not condensed.papers and condensed.pick is None and not terms
+        not condensed.papers
+        and condensed.pick is None
+        # "who wrote it?" with no answer before it: no paper is named, and searching "wrote"
+        # would say that the collection has no paper on it
+        and (not terms or (fields and names_no_paper(condensed.original)))
     ):
         # Nothing to search for ("hello", "summarize the collection", "love it"): say what the
         # collection holds rather than that it has no paper on the question.

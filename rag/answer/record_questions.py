@@ -78,6 +78,16 @@ def names_only_fields(question: str) -> bool:
     )
 
 
+def names_no_paper(question: str) -> bool:
+    """Whether `question` asks for record fields of no paper it names ("who wrote it?", "when
+    was it published?" as a chat's first message): beside the asking, only fillers remain."""
+    rest = question
+    for pattern in _ASKS.values():
+        rest = pattern.sub(" ", rest)
+    words = [w.lower() for w in CONTENT_WORD.findall(rest)]
+    return all(w in _FIELD_WORDS or w in _IGNORED for w in words)
+
+
 def record_line(paper: Paper, fields: tuple[str, ...]) -> str:
     """The line of `paper`'s record: "Ju et al. (ICGNN): “Title” by A, B and C (2024),
     https://doi.org/...". What `fields` asks for and the record lacks is named first."""

@@ -10,7 +10,7 @@ import pytest
 
 from rag import api
 from rag.answer.pipeline import Answer
-from rag.answer.record_questions import record_fields, record_line
+from rag.answer.record_questions import names_no_paper, record_fields, record_line
 from rag.index.paper_index import Index
 from rag.records import Paper
 
@@ -109,3 +109,29 @@ def test_a_question_on_what_the_authors_found_is_not_answered_with_their_names(
 ) -> None:
     answer = api.ask("what do the authors of ICGNN find?", index=real_seed_index, backend=None)
     assert ICGNN_AUTHORS not in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "none"),
+    [
+        ("who wrote it?", True),
+        ("when was it published?", True),
+        ("authors?", True),
+        ("who wrote ConPress?", False),
+        ("who wrote the paper on tree search rollouts?", False),
+    ],
+)
+def test_a_record_question_may_name_no_paper(question: str, none: bool) -> None:
+    assert names_no_paper(question) is none
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", ["who wrote it?", "when was it published?"])
+def test_a_record_question_naming_no_paper_first_gets_the_overview(
+    real_seed_index: Index, question: str
+) -> None:
+    # Before, "who wrote it?" as a chat's first message was searched and answered "the
+    # collection has no paper on this question. No paper's title or abstract uses 'wrote'".
+    answer = api.ask(question, index=real_seed_index, backend=None)
+    assert not answer.abstained and not answer.citations
+    assert answer.answer.startswith("Your message names no topic"), answer.answer
