@@ -64,7 +64,9 @@ _LIST = re.compile(
     # "What is new in fairness?", "What's recent on federated learning?": a survey question
     r"|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:new|recent|latest)\s*(?:[?.]|$|(?:in|on|about|for|with)\b)"
     r"|(?:recent|latest|new)\s+(?:papers?|works?|studies|research|results|advances)\s+"
-    r"(?:on|in|about)\b)",
+    r"(?:on|in|about)\b"
+    # "How many papers are about LLMs?": the papers, counted by the list
+    r"|how\s+many\s+(?:papers?|works?|studies|articles|publications)\b)",
     re.IGNORECASE,
 )
 _DATASET = re.compile(
@@ -73,7 +75,8 @@ _DATASET = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(
-    r"^\s*how\s+many\b|\bhow\s+much\s+(?:faster|slower|smaller|larger|bigger|less|more|memory|"
+    r"^\s*how\s+many\b(?!\s+(?:papers?|works?|studies|articles|publications)\b)"
+    r"|\bhow\s+much\s+(?:faster|slower|smaller|larger|bigger|less|more|memory|"
     r"time|compute|speed\w*|accura\w*|better|worse)\b|\bby\s+how\s+much\b",
     re.IGNORECASE,
 )

@@ -122,6 +122,9 @@ def test_dangling_openers_are_recognised(text: str) -> None:
         ("How much does GRPO help tool-using agents?", Kind.FINDING),
         ("What dataset did they evaluate on?", Kind.DATASET),
         ("How many tokens does it save?", Kind.NUMBER),
+        # The papers are what is counted: a list, not a number an abstract states.
+        ("How many papers are about LLMs?", Kind.LIST),
+        ("how many studies use graph neural networks", Kind.LIST),
         ("Tell me about ConPress.", Kind.GENERAL),
     ],
 )
