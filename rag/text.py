@@ -348,22 +348,27 @@ def definitions(texts: Iterable[str]) -> dict[str, set[tuple[str, ...]]]:
 # ---------------------------------------------------------------------------------------------
 # British and American spellings of one word: the query's spelling, read as the collection's.
 _VARIANTS = (
-    (re.compile(r"(?<=\w{2})is(e|es|ed|er|ers|ing|ation|ations|able)$"), r"iz\1"),
-    (re.compile(r"(?<=\w{2})iz(e|es|ed|er|ers|ing|ation|ations|able)$"), r"is\1"),
+    (re.compile(r"(?<=\w{3})is(e|es|ed|er|ers|ing|ation|ations|ational|able)$"), r"iz\1"),
+    (re.compile(r"(?<=\w{3})iz(e|es|ed|er|ers|ing|ation|ations|ational|able)$"), r"is\1"),
     (re.compile(r"(?<=\w)ys(e|es|ed|er|ers|ing)$"), r"yz\1"),
     (re.compile(r"(?<=\w)yz(e|es|ed|er|ers|ing)$"), r"ys\1"),
     (re.compile(r"(?<=\w{2})our(s|ed|ing|al|ally|hood|hoods|ite|ites|able|er|ers)?$"), r"or\1"),
     (re.compile(r"(?<=\w{2})or(s|ed|ing|al|ally|hood|hoods|ite|ites|able|er|ers)?$"), r"our\1"),
-    (re.compile(r"(?<=\w{2})tre(s|d)?$"), r"ter\1"),
-    (re.compile(r"(?<=\w{2})ter(s|ed)?$"), r"tre\1"),
+    (re.compile(r"(?<=\w{2})tre(s)?$"), r"ter\1"),
+    (re.compile(r"(?<=\w{2})ter(s)?$"), r"tre\1"),
+    (re.compile(r"(?<=\w{2})tr(ed|ing)$"), r"ter\1"),  # "centred", "centring"
+    (re.compile(r"(?<=\w{2})ter(ed|ing)$"), r"tr\1"),
     (re.compile(r"(?<=\w{3})ogue(s)?$"), r"og\1"),
     (re.compile(r"(?<=\w{3})og(s)?$"), r"ogue\1"),
-    (re.compile(r"(?<=[aeiou])ll(ed|ing|er|ers)$"), r"l\1"),
-    (re.compile(r"(?<=[aeiou])l(ed|ing|er|ers)$"), r"ll\1"),
+    # "labelled", "modelling", "signalling"; not "filled" / "filed"
+    (re.compile(r"(?<=[^aeiou][ae])ll(ed|ing|er|ers)$"), r"l\1"),
+    (re.compile(r"(?<=[^aeiou][ae])l(ed|ing|er|ers)$"), r"ll\1"),
     (re.compile(r"(?<=\w{2})ence(s)?$"), r"ense\1"),
     (re.compile(r"(?<=\w{2})ense(s)?$"), r"ence\1"),
-    (re.compile(r"(?:ae|oe)(?=\w{2})"), "e"),
 )
+# "anaemia", "oestrogen", "foetal" for "anemia", "estrogen", "fetal": only in words this long
+# ("poets" is no "pets", "being" no "boeing").
+_DIGRAPH_LENGTH = 6
 
 
 def spelling_variants(word: str) -> set[str]:
@@ -371,17 +376,22 @@ def spelling_variants(word: str) -> set[str]:
     "optimization", "behaviour" and "behavior", "labelled" and "labeled", "tumour" and "tumor",
     "oestrogen" and "estrogen"): each correspondence once, wherever it applies."""
     found = {pattern.sub(repl, word, count=1) for pattern, repl in _VARIANTS}
-    # "anemia", "fetal": the British "ae" or "oe" may stand for any of the word's "e"s
-    found |= {
-        word[:i] + vowel + word[i:]
-        for i, c in enumerate(word)
-        if c == "e" and i < len(word) - 2 and (i == 0 or word[i - 1] not in "aeiou")
-        for vowel in "ao"
-    }
+    if len(word) >= _DIGRAPH_LENGTH:
+        found.add(re.sub(r"(?:ae|oe)(?=[^aeiou\W]\w)", "e", word, count=1))
+        # the British "ae" or "oe" may stand for any "e" before a consonant
+        found |= {
+            word[:i] + vowel + word[i:]
+            for i, c in enumerate(word)
+            if c == "e"
+            and i < len(word) - 2
+            and word[i + 1] not in "aeiou"
+            and (i == 0 or word[i - 1] not in "aeiou")
+            for vowel in "ao"
+        }
     return found - {word}
 
 
 def with_spelling_variants(words: Iterable[str]) -> frozenset[str]:
-    """`words` and their other spellings: a word list written in one ("summarize") holds the
-    other ("summarise") too."""
-    return frozenset(v for w in words for v in (w, *spelling_variants(w)))
+    """`words` and their other spellings by their endings: a word list written in one
+    ("summarize") holds the other ("summarise") too."""
+    return frozenset(v for w in words for v in (w, *(p.sub(r, w, count=1) for p, r in _VARIANTS)))

@@ -31,6 +31,7 @@ from rag.ingest.wanted import (
     has_others,
     is_availability,
     is_fragment,
+    question_terms,
     wanted_role_first,
 )
 from rag.records import Paper
@@ -239,22 +240,26 @@ def choose(
             best = (key, Choice(ev.n, sentence, about, states))
     if best is None:
         return None
+    if any_sentence:  # no word of the question for a tie to hold
+        return best[1]
     context = tie_sentence(
         relevance, pairs, ranks, best[1].sentence, has_others(shared), said, terms=topic
     )
     return replace(best[1], context=context) if context else best[1]
 
 
-def asks_of_papers(terms: Sequence[str], papers: Sequence[Paper]) -> list[str]:
-    """The `terms` of a question that do not name one of `papers` (its authors' names, the
-    method its abstract introduces): what it asks of them beyond which papers they are."""
-    names = {
-        stem
-        for paper in papers
-        for name in (*paper.authors, method_name(paper.abstract) or "")
-        for stem in content_stems(name)
-    }
-    return [t for t in terms if t not in names]
+def asks_of_papers(question: str, papers: Sequence[Paper]) -> list[str]:
+    """The terms of `question` (as typed, not rewritten) beside the names it writes of
+    `papers`, as they are written: an author's family name ("what did Guan et al. find?"),
+    the method its abstract introduces, its title. What it asks of them beyond which papers
+    they are; "CELL" names a paper, "cells" is a word ("what did they find about cells?")."""
+    text = question
+    for paper in papers:
+        names = [n.split()[-1] for n in paper.authors if n.split()]
+        names += [n for n in (method_name(paper.abstract), paper.title) if n]
+        for name in sorted(names, key=len, reverse=True):
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text)
+    return question_terms(text)
 
 
 def topic_terms(relevance: RelevanceCheck, name: str | None) -> list[str]:
@@ -441,6 +446,7 @@ def compose(
     before: str = "",
     synthesis: Mapping[int, str] | None = None,
     drawn_on: Mapping[int, str] | None = None,
+    any_sentence: bool = False,
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
 
@@ -463,13 +469,12 @@ def compose(
             (`tie_sentence`).
         drawn_on: for each paper in `skip`, the abstract sentence the synthesis drew on: not
             its tie, which would say again what the synthesis just said in other words.
+        any_sentence: `question` says what it wants of its papers and names nothing else
+            ("what did they find?", "why?": `asks_of_papers`): every sentence of theirs is
+            about it, those of the role it wants first, and none lacks it (no note).
     """
     kind = question_kind(question)
     states = kind not in _STATED
-    # "what did they find?", "why did Guan et al. do it?": it says what it wants, and its only
-    # words name the papers it is asked of, so every sentence of theirs is about it and the
-    # role it wants decides.
-    any_sentence = absent and not asks_of_papers(relevance.terms, [ev.hit.paper for ev in evidence])
     choices = []
     found = False  # a paper has a sentence about the question
     ties = []  # sentences after the model's synthesis, for papers it said nothing of the words of

@@ -430,17 +430,16 @@ def answer_stream(
     asked = condensed.pick if condensed.pick is not None else query
     if condensed.method == "context":  # "main limitation?" is judged on its words, not names
         asked = corrected(index, condensed.original)
-    elif (
-        of_named and wants and not asks_of_papers(wanted_terms(query), [h.paper for h in relevant])
-    ):
-        # "why did they do it?", searched as "why did IDFT and Guan et al. do it?": the names
-        # are the rewrite's, and would pull each paper's line to the sentence naming it.
-        asked = corrected(index, condensed.original)
     elif condensed.asked and condensed.pick is None and question_terms(index, condensed.asked):
         asked = condensed.asked  # "main limitation of Seo et al.?", "ConPress vs LDPVR: speed?"
     # It asks something of the papers it names ("main limitation?", "does the second one use
     # tools?"): when none of them has a sentence about it, the answer says so.
     absent = of_named and wants
+    # "why did they do it?", searched as "why did IDFT and Guan et al. do it?": it asks nothing
+    # but a kind of sentence, so each paper's line is chosen on the message's own words (the
+    # names the rewrite put in would pull it to the sentence naming the paper).
+    own_words = corrected(index, condensed.original)
+    only_wants = absent and not asks_of_papers(own_words, [h.paper for h in relevant])
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
@@ -588,7 +587,7 @@ def answer_stream(
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
         composed = compose(
-            asked,
+            own_words if only_wants else asked,
             evidence,
             checker,
             relevance,
@@ -596,6 +595,7 @@ def answer_stream(
             said=said,
             absent=absent,
             before=earlier if absent else "",
+            any_sentence=only_wants,
         )
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)

@@ -80,12 +80,18 @@ def names_only_fields(question: str) -> bool:
 
 def names_no_paper(question: str) -> bool:
     """Whether `question` asks for record fields of no paper it names ("who wrote it?", "when
-    was it published?" as a chat's first message): beside the asking, only fillers remain."""
-    rest = question
-    for pattern in _ASKS.values():
-        rest = pattern.sub(" ", rest)
-    words = [w.lower() for w in CONTENT_WORD.findall(rest)]
-    return all(w in _FIELD_WORDS or w in _IGNORED for w in words)
+    was it published?" as a chat's first message): its words are the asking and fillers only,
+    while "when was ConPress published?" names one."""
+    words = [w.lower() for w in CONTENT_WORD.findall(question)]
+    return all(w in _FIELD_WORDS or w in _IGNORED or w in _ASKING_WORDS for w in words)
+
+
+# The words of `_ASKS`, beside the paper asked about.
+_ASKING_WORDS = frozenset(
+    """who wrote writes written authored whom behind when year date publication release
+    published released out appear appeared come came recent old where can find read get
+    download access paper article full text""".split()  # noqa: SIM905
+)
 
 
 def record_line(paper: Paper, fields: tuple[str, ...]) -> str:

@@ -28,13 +28,15 @@ already matches through its stem ("clusterring" stems as "clustering" does) is l
 spelling such words out also rewrote correct terms the English list lacks ("cytokine",
 "kinases") on SciFact.
 
-A word in British or American spelling that the collection lacks, while it holds the other
-spelling, is read as the collection spells it: "optimisation" as "optimization", "behaviour" as
-"behavior", "labelled", "tumour", "oestrogen", and the other way for a collection written in
-British English (`spelling_variants`: the endings -ise/-ize, -yse/-yze, -our/-or, -tre/-ter,
--ogue/-og, -ence/-ense, a doubled l before -ed/-ing, and "ae"/"oe" for "e"). Before, the British
-form found fewer papers or none: on the labelled seed questions asked in both spellings, 42 of
-48 got the same papers, 46 after (`bench/answers/british_spelling.py`). Nothing is fitted: a
+Before those slips (and English words too, which they never touch), a word in British or
+American spelling that the collection lacks, while it holds the other spelling, is read as the
+collection spells it: "optimisation" as "optimization", "behaviour" as "behavior", "labelled",
+"tumour", "oestrogen", and the other way for a collection written in British English
+(`spelling_variants`: the endings -ise/-ize, -yse/-yze, -our/-or, -tre/-ter, -ogue/-og,
+-ence/-ense, a doubled l after a single vowel before -ed/-ing, and "ae"/"oe" for "e" in words
+of six letters or more: "being" is no "boeing", "filled" no "filed"). Before, the British form
+found fewer papers or none: on the labelled seed questions asked in both spellings, 42 of 48
+got the same papers, 46 after (`bench/answers/british_spelling.py`). Nothing is fitted: a
 spelling is only read as another that the collection holds.
 
 A clipped word is read as the word it clips: "math reasoning" as "mathematics reasoning",

@@ -497,9 +497,12 @@ def asks_if_out(question: str) -> bool:
     things, how = _availability_stems()
     if not asked & things:
         return False
-    # "where is the code (ConPress)?": the papers a follow-up is asked of come in parentheses
+    if asked & how:
+        return True
+    # "where is the code (ConPress)?": the papers a follow-up is asked of come in parentheses.
+    # A tool is asked where it is used ("where are tools used?"), code where it is.
     typed = set(content_stems(question.split("(")[0]))
-    return bool(asked & how) or bool(_WHERE.match(question) and only_availability(typed))
+    return bool(_WHERE.match(question) and typed & (things - _TOOL) and only_availability(typed))
 
 
 def asks_only_if_out(question: str) -> bool:
@@ -511,10 +514,20 @@ def asks_only_if_out(question: str) -> bool:
 def only_availability(stems: set[str]) -> bool:
     """Whether `stems` are words of asking whether or where code is, and nothing else."""
     things, how = _availability_stems()
-    return stems <= things | how | QUESTION_STEMS
+    return stems <= things | how | QUESTION_STEMS | _FETCHING_STEMS
 
 
-_WHERE = re.compile(r"\s*(?:(?:and|so|ok|okay|but)\s*,?\s+)?where\b", re.IGNORECASE)
+_TOOL = frozenset(content_stems("tool tools"))
+# How one gets at code: "where is the source code hosted?", "where can I download it?"
+_FETCHING_STEMS = frozenset(content_stems("source hosted host download get access see look"))
+
+
+# "where is the code?", "where can I get it?"; not "where do they use tools?"
+_WHERE = re.compile(
+    r"\s*(?:(?:and|so|ok|okay|but)\s*,?\s+)?where\s+(?:is|are|(?:can|could|do|would|should|"
+    r"might|may)\s+(?:i|we|you|one))\b",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=1)

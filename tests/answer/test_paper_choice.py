@@ -63,15 +63,15 @@ def test_phrasings_of_one_need_cite_the_same_papers(real_seed_index: Index) -> N
     assert sets[0] == GNN_PAPERS
 
 
-def test_an_asking_word_weighs_nothing_in_either_spelling(real_seed_index: Index) -> None:
+def test_an_asking_word_weighs_nothing_in_either_spelling(seed_index: Index) -> None:
     # "summarise" counted as a topic word no paper uses, so the question abstained and said
     # so; "summarize" as none.
     american, british = (
-        question_terms(real_seed_index, q)
+        question_terms(seed_index, q)
         for q in ("summarize the work on graphs", "summarise the work on graphs")
     )
     assert british == american == [("graph", False)]
-    assert words_no_paper_holds(real_seed_index, "summarise the evaluation methods") == []
+    assert words_no_paper_holds(seed_index, "summarise the evaluation methods") == []
 
 
 @pytest.mark.slow

@@ -119,6 +119,8 @@ def test_a_question_on_what_the_authors_found_is_not_answered_with_their_names(
         ("authors?", True),
         ("who wrote ConPress?", False),
         ("who wrote the paper on tree search rollouts?", False),
+        ("when was ConPress published?", False),
+        ("what year was TreePO released?", False),
     ],
 )
 def test_a_record_question_may_name_no_paper(question: str, none: bool) -> None:

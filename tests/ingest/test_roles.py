@@ -203,6 +203,9 @@ def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> Non
         ("where can I find the code?", False),
         ("where is the code (ConPress)?", False),  # a follow-up, asked of the paper just shown
         ("where can I find code generation papers?", True),
+        ("where do they use tools?", True),
+        ("where are tools used?", True),
+        ("where is the source code hosted?", False),
         ("source-free domain adaptation", True),
     ],
 )
