@@ -224,7 +224,8 @@ def documents_holding(index: Index, term: str, name: bool) -> np.ndarray:
     if not name:
         return bm25.documents_with(term)
     forms = {term, term[:-1]} if len(term) > 2 and term.endswith("s") else {term}
-    rows = [bm25.documents_with(form) for form in forms]
+    # "Qwen" is held by a paper naming "Qwen2.5-3B" (`BM25Index.versions`)
+    rows = [bm25.documents_with(v) for form in forms for v in (form, *bm25.versions(form))]
     defined = _definitions(index)
     for form in forms:
         for words in defined.get(form, ()):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -27,6 +28,11 @@ log = logging.getLogger(__name__)
 
 # Part of every fingerprint: bump it when the tokenization or the indexed text changes, so that
 # an index saved by an older version is rebuilt instead of being trusted.
+# A word typed as a name: a capital after its first letter ("GPT", "LLaMA") or after a word
+# ("use Qwen"), not a sentence's first word.
+_NAME = re.compile(r"(?<=\w\s)[A-Z][A-Za-z]{2,}\b|\b[A-Za-z][a-z]*[A-Z][A-Za-z]*\b")
+# A token that is a name with a version glued on ("qwen2", "gpt4", "ctla4"): the name, digits.
+_VERSIONED = re.compile(r"([a-z]{3,})\d[a-z0-9]*")
 FORMAT = "bm25s-3"  # 2: area and authors indexed too; 3: acronym plurals read as singular
 
 
@@ -81,6 +87,7 @@ class BM25Index:
         self._stem = _stemmer()
         self.fingerprint = fingerprint(self.ids)
         self._positions = {pid: i for i, pid in enumerate(self.ids)}
+        self._version_index: dict[str, list[str]] | None = None  # see `versions`
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str]) -> BM25Index:
@@ -144,6 +151,8 @@ class BM25Index:
         )
         vocab = self._model.vocab_dict  # type: ignore[attr-defined]
         terms = [t for t in map(self._known, q[0]) if t in vocab]
+        names = {w.lower() for w in _NAME.findall(query)}
+        terms += [v for t in q[0] if t in names for v in self.versions(t) if v not in terms]
         if not terms:
             return empty
         scores = np.asarray(self._model.get_scores(terms), dtype=np.float32)  # type: ignore[attr-defined]
@@ -172,6 +181,23 @@ class BM25Index:
         """Return `word` as the index stores it (lower case, stemmed, an acronym's plural in
         the singular: pass the word as written, not lower-cased)."""
         return self._known(str(self._stem.stemWord(singular_acronyms(word).lower())))
+
+    def versions(self, term: str) -> list[str]:
+        """The indexed tokens that are `term` with a version glued on: "qwen" is in "Qwen2.5-3B"
+        (indexed as "qwen2"), "gpt" in "GPT4", "ctla" in "CTLA4". A name asked for finds the
+        papers that name one of its versions, as it finds those that write "Qwen-3". Only for
+        a name as typed (`_NAME`): a plain word's such tokens are mostly a footnote glued on
+        ("expression2")."""
+        if self._model is None or not term.isalpha() or len(term) < 3:
+            return []
+        if self._version_index is None:
+            versioned: dict[str, list[str]] = {}
+            for token in self._model.vocab_dict:  # type: ignore[attr-defined]
+                match = _VERSIONED.fullmatch(token)
+                if match:
+                    versioned.setdefault(match.group(1), []).append(token)
+            self._version_index = versioned
+        return self._version_index.get(term, [])
 
     def _known(self, term: str) -> str:
         """Return `term`, or its singular when only that is indexed: an acronym's plural typed

@@ -87,6 +87,22 @@ def test_an_acronym_finds_its_plural_and_the_plural_its_acronym() -> None:
     assert index.stem("Sensors") == index.stem("sensor")
 
 
+def test_a_name_finds_its_versions_a_plain_word_not_its_footnotes() -> None:
+    from rag.index.lexical import BM25Index
+
+    texts = [
+        "Gains of 45% on Qwen2.5-3B over GRPO.",  # indexed as "qwen2"
+        "Long-context adaptation of Qwen-3-4B.",  # indexed as "qwen"
+        "Gene expression2 was measured in mice.",  # a footnote glued on: "express2"
+    ]
+    index = BM25Index.build(["glued", "apart", "gene"], texts)
+    assert {pid for pid, _ in index.search("which papers use Qwen?", 3)} == {"glued", "apart"}
+    assert index.versions("qwen") == ["qwen2"]
+    # Typed as a plain word, not a name: its glued forms are left alone.
+    assert [pid for pid, _ in index.search("which papers use qwen?", 3)] == ["apart"]
+    assert [pid for pid, _ in index.search("what about Expression", 3)] == []
+
+
 def test_an_index_saved_by_an_older_format_reads_as_stale(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from rag.index import lexical
 
