@@ -141,6 +141,19 @@ def names_a_dataset(sentence: str, method: str | None) -> bool:
     return False
 
 
+def states_what_is_asked(kind: Kind, sentence: str, method: str | None = None) -> bool:
+    """Whether `sentence` states what a question of `kind` asks an abstract to state (a
+    dataset, a number, where the code is: `_STATED`); any sentence for another kind. `method`:
+    the paper's own method name, which names no dataset."""
+    if kind is Kind.DATASET:
+        return names_a_dataset(sentence, method)
+    if kind is Kind.NUMBER:
+        return states_number(sentence)
+    if kind is Kind.CODE:
+        return is_availability(sentence)
+    return True
+
+
 def states_number(sentence: str) -> bool:
     """Return whether `sentence` states a quantity (a number that is not a model size)."""
     kept = [w for w in re.findall(r"\S+", sentence) if not _MODEL_SIZE.match(w.strip(",.;:()"))]
@@ -219,15 +232,7 @@ def choose(
         passes = any_sentence or relevance.passes(about)
         if is_fragment(sentence, relevance.question) or not (passes or said):
             continue
-        states = (
-            names_a_dataset(sentence, method)
-            if kind is Kind.DATASET
-            else states_number(sentence)
-            if kind is Kind.NUMBER
-            else is_availability(sentence)
-            if kind is Kind.CODE
-            else True
-        )
+        states = states_what_is_asked(kind, sentence, method)
         # Asked for a fact: a sentence that states it (or the experiments) before any other.
         first = kind in _STATED and bool(
             states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))

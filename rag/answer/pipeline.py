@@ -24,7 +24,14 @@ from rag.answer.abstention import (
     words_no_paper_holds,
 )
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
-from rag.answer.compose import Kind, asks_of_papers, checked_as_cited, compose, question_kind
+from rag.answer.compose import (
+    Kind,
+    asks_of_papers,
+    checked_as_cited,
+    compose,
+    question_kind,
+    states_what_is_asked,
+)
 from rag.answer.condense import (
     Condensed,
     Resolver,
@@ -531,6 +538,11 @@ def answer_stream(
         if checked.supported and not relevance.relevant(checked.text):
             # Supported by its paper, but not about what was asked: not shown.
             render.reject(checked, "off_question")
+            return
+        if checked.supported and not states_what_is_asked(kind, checked.text):
+            # Asked where the code is, which dataset or how much: a sentence that does not say
+            # is no answer, and the composer's note says when no abstract does.
+            render.reject(checked, "not_stated")
             return
         if checked.supported and points_back(checked.text) and not render.follows(checked):
             # "These approaches assume X [1]" copied without the sentence naming the approaches

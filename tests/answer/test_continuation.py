@@ -15,9 +15,11 @@ import pytest
 
 from rag import prompts
 from rag.answer import continuation
+from rag.answer.pipeline import answer
 from rag.index.model_files import BUNDLED_MODEL
 from rag.index.paper_index import Index
 from tests.answer.chat_turns import chat, first_authors
+from tests.fakes import FakeLLM
 
 
 def test_the_weights_match_the_features() -> None:
@@ -217,3 +219,26 @@ def test_where_the_code_is_is_asked_of_the_paper_just_shown(real_seed_index: Ind
     )
     assert [c.hit.paper.id for c in two.citations] == [c.hit.paper.id for c in one.citations]
     assert "code is available in the supplementary materials" in two.answer, two.answer
+
+
+@pytest.mark.slow
+def test_a_model_sentence_that_does_not_say_where_the_code_is_is_no_answer_to_it(
+    real_seed_index: Index,
+) -> None:
+    # The local model answered "where can I find the code?" with a paper's finding: supported
+    # and on the paper, so it was shown, and the note that the abstract does not say was not.
+    llm = FakeLLM()
+    llm.enqueue(
+        "With only 8k fine-tuning examples, ConPress reduces reasoning token usage by 59% on "
+        "MATH500 and 33% on AIME25, while maintaining competitive accuracy [1]."
+    )
+    result = answer(
+        real_seed_index,
+        "Is the code of ConPress available?",
+        settings=real_seed_index.settings,
+        backend=llm,
+    )
+    assert llm.history, "the model was asked"
+    assert result.answer.startswith(
+        "The abstract of Deng et al. (ConPress) does not state whether its code is available"
+    ), result.answer
