@@ -909,8 +909,11 @@ def _labelled(checked: CheckedSentence, by_source: dict[int, Evidence]) -> Check
 
 def _fallback_notice(records: Sequence[dict[str, Any]]) -> str:
     """Why no sentence of the model's is shown: one its papers did not support, or only
-    supported ones that did not answer the question (off it, or not the papers' first choice)."""
-    if any(not r["supported"] for r in records):
+    supported ones that did not answer the question (off it, not stating the fact asked for,
+    or not the papers' first choice). A supported one that did not state the fact is the
+    reason to give, whatever else the model wrote."""
+    stated = all(r.get("reason") != "not_stated" for r in records)
+    if stated and any(not r["supported"] for r in records):
         return prompts.NO_SUPPORTED_SENTENCE
     return prompts.MODEL_OFF_QUESTION
 

@@ -230,7 +230,8 @@ def test_a_model_sentence_that_does_not_say_where_the_code_is_is_no_answer_to_it
     llm = FakeLLM()
     llm.enqueue(
         "With only 8k fine-tuning examples, ConPress reduces reasoning token usage by 59% on "
-        "MATH500 and 33% on AIME25, while maintaining competitive accuracy [1]."
+        "MATH500 and 33% on AIME25, while maintaining competitive accuracy [1]. Its code was "
+        "trained on ImageNet with a thousand GPUs [1]."
     )
     result = answer(
         real_seed_index,
@@ -242,3 +243,5 @@ def test_a_model_sentence_that_does_not_say_where_the_code_is_is_no_answer_to_it
     assert result.answer.startswith(
         "The abstract of Deng et al. (ConPress) does not state whether its code is available"
     ), result.answer
+    # The reason given is the supported sentence that does not answer, not the other one.
+    assert result.notice == prompts.MODEL_OFF_QUESTION, result.notice
