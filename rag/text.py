@@ -347,24 +347,23 @@ def definitions(texts: Iterable[str]) -> dict[str, set[tuple[str, ...]]]:
 # British and American spelling
 # ---------------------------------------------------------------------------------------------
 # British and American spellings of one word: the query's spelling, read as the collection's.
-_VARIANTS = (
-    (re.compile(r"(?<=\w{3})is(e|es|ed|er|ers|ing|ation|ations|ational|able)$"), r"iz\1"),
-    (re.compile(r"(?<=\w{3})iz(e|es|ed|er|ers|ing|ation|ations|ational|able)$"), r"is\1"),
-    (re.compile(r"(?<=\w)ys(e|es|ed|er|ers|ing)$"), r"yz\1"),
-    (re.compile(r"(?<=\w)yz(e|es|ed|er|ers|ing)$"), r"ys\1"),
-    (re.compile(r"(?<=\w{2})our(s|ed|ing|al|ally|hood|hoods|ite|ites|able|er|ers)?$"), r"or\1"),
-    (re.compile(r"(?<=\w{2})or(s|ed|ing|al|ally|hood|hoods|ite|ites|able|er|ers)?$"), r"our\1"),
-    (re.compile(r"(?<=\w{2})tre(s)?$"), r"ter\1"),
-    (re.compile(r"(?<=\w{2})ter(s)?$"), r"tre\1"),
-    (re.compile(r"(?<=\w{2})tr(ed|ing)$"), r"ter\1"),  # "centred", "centring"
-    (re.compile(r"(?<=\w{2})ter(ed|ing)$"), r"tr\1"),
-    (re.compile(r"(?<=\w{3})ogue(s)?$"), r"og\1"),
-    (re.compile(r"(?<=\w{3})og(s)?$"), r"ogue\1"),
+# Each correspondence: what must come before, one ending, the other, what may follow (a regex;
+# "?" after it when nothing need follow). Read both ways.
+_CORRESPONDENCES = (
+    (r"\w{3}", "is", "iz", "(e|es|ed|er|ers|ing|ation|ations|ational|able)"),
+    (r"\w", "ys", "yz", "(e|es|ed|er|ers|ing)"),
+    (r"\w{2}", "our", "or", "(s|ed|ing|al|ally|hood|hoods|ite|ites|able|er|ers)?"),
+    (r"\w{2}", "tre", "ter", "(s)?"),
+    (r"\w{2}", "tr", "ter", "(ed|ing)"),  # "centred", "centring"
+    (r"\w{3}", "ogue", "og", "(s)?"),
     # "labelled", "modelling", "signalling"; not "filled" / "filed"
-    (re.compile(r"(?<=[^aeiou][ae])ll(ed|ing|er|ers)$"), r"l\1"),
-    (re.compile(r"(?<=[^aeiou][ae])l(ed|ing|er|ers)$"), r"ll\1"),
-    (re.compile(r"(?<=\w{2})ence(s)?$"), r"ense\1"),
-    (re.compile(r"(?<=\w{2})ense(s)?$"), r"ence\1"),
+    (r"[^aeiou][ae]", "ll", "l", "(ed|ing|er|ers)"),
+    (r"\w{2}", "ence", "ense", "(s)?"),
+)
+_VARIANTS = tuple(
+    (re.compile(rf"(?<={before}){one}{after}$"), rf"{other}\1")
+    for before, a, b, after in _CORRESPONDENCES
+    for one, other in ((a, b), (b, a))
 )
 # "anaemia", "oestrogen", "foetal" for "anemia", "estrogen", "fetal": only in words this long
 # ("poets" is no "pets", "being" no "boeing").
@@ -375,7 +374,7 @@ def spelling_variants(word: str) -> set[str]:
     """The other spellings of `word` across British and American English ("optimisation" and
     "optimization", "behaviour" and "behavior", "labelled" and "labeled", "tumour" and "tumor",
     "oestrogen" and "estrogen"): each correspondence once, wherever it applies."""
-    found = {pattern.sub(repl, word, count=1) for pattern, repl in _VARIANTS}
+    found = _ending_variants(word)
     if len(word) >= _DIGRAPH_LENGTH:
         found.add(re.sub(r"(?:ae|oe)(?=[^aeiou\W]\w)", "e", word, count=1))
         # the British "ae" or "oe" may stand for any "e" before a consonant
@@ -391,7 +390,12 @@ def spelling_variants(word: str) -> set[str]:
     return found - {word}
 
 
+def _ending_variants(word: str) -> set[str]:
+    """`word` with each of its endings in the other spelling (`_CORRESPONDENCES`)."""
+    return {pattern.sub(repl, word, count=1) for pattern, repl in _VARIANTS}
+
+
 def with_spelling_variants(words: Iterable[str]) -> frozenset[str]:
     """`words` and their other spellings by their endings: a word list written in one
     ("summarize") holds the other ("summarise") too."""
-    return frozenset(v for w in words for v in (w, *(p.sub(r, w, count=1) for p, r in _VARIANTS)))
+    return frozenset(v for w in words for v in (w, *_ending_variants(w)))

@@ -38,15 +38,12 @@ from bench.answers.finding_first import closest, role_of  # noqa: E402
 from rag import api  # noqa: E402
 from rag.answer.evidence import paper_sentences  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
+from rag.ingest.wanted import WANTED_ROLES  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "role_followups.jsonl"
 RESULTS = ROOT / "bench" / "results"
-ROLES = {
-    "finding": {"result", "conclusion"},
-    "definition": {"objective", "method"},
-    "motivation": {"background"},
-}
+ROLES = {str(want): set(roles) for want, roles in WANTED_ROLES.items()}
 # The ends of `prompts.NOT_ADDRESSED_ONE` and `prompts.NOT_ADDRESSED`, the note looked for.
 NOTES = ("does not seem to address this", "do not seem to address this")
 

@@ -445,7 +445,7 @@ def answer_stream(
     # "why did they do it?", searched as "why did IDFT and Guan et al. do it?": it asks nothing
     # but a kind of sentence, so each paper's line is chosen on the message's own words (the
     # names the rewrite put in would pull it to the sentence naming the paper).
-    own_words = corrected(index, condensed.original)
+    own_words = corrected(index, condensed.original) if absent else asked
     only_wants = absent and not asks_of_papers(own_words, [h.paper for h in relevant])
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences

@@ -26,13 +26,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-# Part of every fingerprint: bump it when the tokenization or the indexed text changes, so that
-# an index saved by an older version is rebuilt instead of being trusted.
 # A word typed as a name: a capital after its first letter ("GPT", "LLaMA") or after a word
 # ("use Qwen"), not a sentence's first word.
 _NAME = re.compile(r"(?<=\w\s)[A-Z][A-Za-z]{2,}\b|\b[A-Za-z][a-z]*[A-Z][A-Za-z]*\b")
 # A token that is a name with a version glued on ("qwen2", "gpt4", "ctla4"): the name, digits.
 _VERSIONED = re.compile(r"([a-z]{3,})\d[a-z0-9]*")
+# Part of every fingerprint: bump it when the tokenization or the indexed text changes, so that
+# an index saved by an older version is rebuilt instead of being trusted.
 FORMAT = "bm25s-3"  # 2: area and authors indexed too; 3: acronym plurals read as singular
 
 

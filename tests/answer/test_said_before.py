@@ -136,26 +136,24 @@ def test_a_word_of_a_paper_s_name_written_as_a_word_is_asked() -> None:
 
 
 @pytest.mark.slow
-def test_what_did_they_find_quotes_each_paper_s_finding(real_seed_index: Index) -> None:
-    # After "privacy", Guan et al.'s line was the background sentence that mentions privacy
-    # and IndexGuard's the one naming it: the names the rewrite put in the question chose them.
-    first, found = chat(real_seed_index, ["privacy", "what did they find?"])
-    assert first_authors(found) == first_authors(first)
-    for author in first_authors(found):
+@pytest.mark.parametrize(
+    ("follow_up", "wanted"),
+    [
+        # After "privacy", Guan et al.'s line was the background sentence that mentions privacy
+        # and IndexGuard's the one naming it: the names the rewrite put in chose them.
+        ("what did they find?", ("result", "conclusion")),
+        # Led by no word of the question, the fitted choice gave Guan et al.'s method and
+        # IndexGuard's finding.
+        ("why did they do it?", ("background",)),
+    ],
+)
+def test_a_question_on_the_papers_alone_quotes_the_role_it_wants(
+    real_seed_index: Index, follow_up: str, wanted: tuple[str, ...]
+) -> None:
+    first, second = chat(real_seed_index, ["privacy", follow_up])
+    assert first_authors(second) == first_authors(first)
+    for author in first_authors(second):
         paper = next(p for p in real_seed_index.papers.values() if p.authors[0] == author)
         roles = dict(paper_sentence_roles(paper))
-        shown = quoted(real_seed_index, found, author)
-        assert shown and all(roles[s] in ("result", "conclusion") for s in shown), found.answer
-
-
-@pytest.mark.slow
-def test_why_did_they_do_it_quotes_each_paper_s_problem(real_seed_index: Index) -> None:
-    # The question asks for nothing but the motivation; before, the fitted choice, led by no
-    # word of the question, gave Guan et al.'s method and IndexGuard's finding.
-    first, why = chat(real_seed_index, ["privacy", "why did they do it?"])
-    assert first_authors(why) == first_authors(first)
-    for author in first_authors(why):
-        paper = next(p for p in real_seed_index.papers.values() if p.authors[0] == author)
-        roles = dict(paper_sentence_roles(paper))
-        shown = quoted(real_seed_index, why, author)
-        assert shown and all(roles[s] == "background" for s in shown), why.answer
+        shown = quoted(real_seed_index, second, author)
+        assert shown and all(roles[s] in wanted for s in shown), second.answer
