@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from rag.index.model_files import BUNDLED_MODEL
+from rag.answer import topic_words
 from rag.index.paper_index import Index
 from rag.records import Hit
 from rag.text import CHAT_WORDS, STOPWORDS, definitions, with_spelling_variants
@@ -129,7 +129,11 @@ def _is_name(word: str, first: bool) -> bool:
 
 
 def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
-    """Return the question's distinct BM25 terms, each with whether it is a name."""
+    """Return the question's distinct BM25 terms, each with whether it is a name.
+
+    A word no paper holds counts against answering, unless it names no topic ("thesis", "need"
+    in "for my thesis I need work on federated learning": `topic_words`): it is left out.
+    """
     from bm25s.stopwords import STOPWORDS_EN
 
     bm25 = index.bm25()
@@ -141,7 +145,11 @@ def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
         if low in stop or low in _ASKING or low.isdigit():
             continue
         term = bm25.stem(word)
-        terms[term] = terms.get(term, False) or _is_name(word, i == 0)
+        name = _is_name(word, i == 0)
+        held = name or term in terms or len(bm25.documents_with(term))
+        if not held and not topic_words.names_topic(index, word):
+            continue
+        terms[term] = terms.get(term, False) or name
     return list(terms.items())
 
 
@@ -257,18 +265,6 @@ def logistic(
     """Return a fitted logistic regression's probabilities for `rows` of raw features."""
     z = (rows - np.array(mean)) / np.array(scale)
     return 1.0 / (1.0 + np.exp(-(z @ np.array(coef) + intercept)))
-
-
-def vector_logit(index: Index, text: str, coef: Sequence[float], intercept: float) -> float | None:
-    """Return a linear model's logit over `text`'s vector from the bundled MiniLM (None: the
-    index embeds with another model, or at another size, which the weights cannot read)."""
-    if index.settings.embedding_model != BUNDLED_MODEL:
-        return None
-    weights = np.array(coef)
-    vector = index.embedder.embed([text])[0]
-    if vector.shape != weights.shape:  # an embedder of another size (tests, a custom one)
-        return None
-    return float(vector @ weights + intercept)
 
 
 def probability(found: Signals) -> float:

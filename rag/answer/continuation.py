@@ -46,7 +46,8 @@ from typing import Any
 import numpy as np
 
 from rag.answer import paper_choice
-from rag.answer.abstention import Decision, decide, documents_holding, logistic, vector_logit
+from rag.answer.abstention import Decision, decide, documents_holding, logistic
+from rag.answer.vector_model import vector_logit
 from rag.index.paper_index import Index
 from rag.index.retrieve import hits_of
 from rag.records import Hit, Paper

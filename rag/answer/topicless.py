@@ -36,9 +36,9 @@ from rag.answer.abstention import (
     documents_holding,
     logistic,
     question_terms,
-    vector_logit,
 )
 from rag.answer.condense import asks_for_more, refers_back, refers_by_pronoun
+from rag.answer.vector_model import vector_logit
 from rag.index.paper_index import Index
 from rag.ingest.wanted import is_question
 

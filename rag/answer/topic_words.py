@@ -1,0 +1,55 @@
+"""Whether a question's word names what it is about, or only the asker's situation or request.
+
+A question word that no paper holds counts against answering it (`rag/answer/abstention.py`):
+rightly for "sourdough" or "hallucination", wrongly for "for my thesis I need work on federated
+learning", which was told the collection had no paper on it because no abstract says "thesis" or
+"need". A list of such words misses the next one ("dissertation", "seminar", "my supervisor"),
+so one calibrated judgement reads each such word's MiniLM vectors, of the word alone and of
+"research on" the word (`readings`), a logistic regression fitted
+by `bench/answers/topic_words.py --write` on 1,149 labelled words (held-out table:
+bench/results/topic_words.md). Its bar keeps 99% of the fitting part's topic words, so a word is
+left out only when the judgement is fairly sure it names no topic. Names and acronyms as typed
+("EHR", "ConPress") are never asked about, and with an embedding model other than the bundled
+one the weights cannot read the vector, and every word counts as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import weakref
+from pathlib import Path
+from typing import Any
+
+from rag.answer.vector_model import vectors_logit
+from rag.index.paper_index import Index
+
+WEIGHTS = Path(__file__).with_name("model") / "topic_words.json"
+
+
+def readings(word: str) -> list[str]:
+    """The texts whose vectors, end to end, the judgement reads (held-out words: the word alone
+    left out 0.51 of the other words at 0.99 topic words kept, with this frame 0.65 at 0.98)."""
+    return [word, f"research on {word}"]
+
+
+@functools.cache
+def weights() -> dict[str, Any]:
+    """The fitted weights and bar (bench/answers/topic_words.py --write)."""
+    return dict(json.loads(WEIGHTS.read_text(encoding="utf-8")))
+
+
+# Judged words, per embedder (an index opened with another embedder judges afresh).
+_judged: weakref.WeakKeyDictionary[Any, dict[str, bool]] = weakref.WeakKeyDictionary()
+
+
+def names_topic(index: Index, word: str) -> bool:
+    """Return whether `word` may name a question's topic (True when the weights cannot tell)."""
+    judged = _judged.setdefault(index.embedder, {})
+    low = word.lower()
+    if low not in judged:
+        fitted = weights()
+        logit = vectors_logit(index, readings(low), fitted["coef"], fitted["intercept"])
+        judged[low] = logit is None or 1.0 / (1.0 + math.exp(-logit)) >= fitted["bar"]
+    return judged[low]

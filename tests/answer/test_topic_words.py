@@ -1,0 +1,70 @@
+"""Words of the asker's situation ("my thesis", "I need") do not stand for a missing topic.
+
+With the real MiniLM over the seeds (the word judgement is fitted on labelled words by
+bench/answers/topic_words.py); the messages are ones a new user typed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rag import api
+from rag.answer import topic_words
+from rag.answer.abstention import question_terms, words_no_paper_holds
+from rag.index.paper_index import Index
+
+FEDERATED = {"Renxiang Guan", "Javad Dogani", "Canran Xiao"}
+
+
+def answered(index: Index, question: str) -> api.Answer:
+    return api.ask(question, index=index, backend=None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "papers"),
+    [
+        ("for my thesis I need work on federated learning", FEDERATED),
+        ("I need papers on auctions for my review", {"Haoran Sun"}),
+        (
+            "I'm reviewing a manuscript about induction heads, related papers?",
+            {"Francesco D'Angelo"},
+        ),
+        ("I need to understand grokking for a seminar", {"Florian Eichin"}),
+    ],
+)
+def test_the_asker_s_situation_does_not_hide_the_topic(
+    real_seed_index: Index, question: str, papers: set[str]
+) -> None:
+    # Each said "the collection has no paper on this" (no abstract says "thesis", "need",
+    # "manuscript", "seminar") or gave the collection overview.
+    answer = answered(real_seed_index, question)
+    assert not answer.abstained, answer.answer
+    assert {c.hit.paper.authors[0] for c in answer.citations} & papers, answer.answer
+
+
+@pytest.mark.slow
+def test_a_topic_the_collection_lacks_still_says_so(real_seed_index: Index) -> None:
+    question = "I need papers on protein structure prediction for my thesis"
+    answer = answered(real_seed_index, question)
+    assert answer.abstained
+    missing = words_no_paper_holds(real_seed_index, question)
+    assert "protein" in missing
+    assert "thesis" not in missing and "need" not in missing
+
+
+@pytest.mark.slow
+def test_only_words_no_paper_holds_are_judged(real_seed_index: Index) -> None:
+    # "lecture" and "seminar" are among the held-out words the judgement was not fitted on
+    assert not topic_words.names_topic(real_seed_index, "lecture")
+    assert not topic_words.names_topic(real_seed_index, "seminar")
+    assert topic_words.names_topic(real_seed_index, "sourdough")
+    terms = [t for t, _ in question_terms(real_seed_index, "my lecture on federated learning")]
+    assert terms == ["feder", "learn"]
+    # a word some paper holds is a term as before, whatever the judgement would say of it
+    assert ("project", False) in question_terms(real_seed_index, "a project on unlearning")
+
+
+def test_another_embedding_model_keeps_every_word(seed_index: Index) -> None:
+    # The fake embedder of the fast tests is not the model the weights read.
+    assert topic_words.names_topic(seed_index, "lecture")
