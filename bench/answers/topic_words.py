@@ -88,14 +88,17 @@ def main() -> None:
         "cross-validated): "
         f"{bar:.3f}.",
         "",
-        "| part | topic words | kept | other words | left out |",
-        "|---|---|---|---|---|",
+        "| part | topic words | kept | other words | left out | other words but the asking "
+        "words (already left out by their list) | left out |",
+        "|---|---|---|---|---|---|---|",
     ]
+    listed = np.array([r["source"] == "asking words" for r in rows])
     for name, part in (("fit", fitting), ("heldout", ~fitting)):
         topic, other = part & y, part & ~y
+        unlisted = other & ~listed
         lines.append(
             f"| {name} | {topic.sum()} | {(p[topic] >= bar).mean():.3f} | {other.sum()} | "
-            f"{(p[other] < bar).mean():.3f} |"
+            f"{(p[other] < bar).mean():.3f} | {unlisted.sum()} | {(p[unlisted] < bar).mean():.3f} |"
         )
     lost = [r["word"] for r, q in zip(rows, p, strict=True) if r["topic"] and q < bar]
     lines += ["", f"Topic words left out (both parts): {', '.join(lost)}.", ""]

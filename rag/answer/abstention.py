@@ -11,7 +11,8 @@ more than that, and so does this decision:
   the question's rarest term):
   the question's terms (stemmed as BM25 stems them, asking words such as "tell", "papers" left
   out) weighted by their IDF over the collection, acronyms and method names (ConPress, SVD,
-  GRPO, RoPE) `NAME_WEIGHT` times more; a term the collection never uses counts fully against;
+  GRPO, RoPE) `NAME_WEIGHT` times more; a term the collection never uses counts fully against,
+  unless its word names no topic ("thesis", "need": `rag/answer/topic_words.py`);
 - `lexical`: the best paper's BM25 score over the most the question's terms could give;
 - `margin`: how far the best paper's fused score stands above the fifth paper's;
 - `terms`: how many terms the question has (short questions reach lower cosines), also

@@ -4,13 +4,13 @@ A question word that no paper holds counts against answering it (`rag/answer/abs
 rightly for "sourdough" or "hallucination", wrongly for "for my thesis I need work on federated
 learning", which was told the collection had no paper on it because no abstract says "thesis" or
 "need". A list of such words misses the next one ("dissertation", "seminar", "my supervisor"),
-so one calibrated judgement reads each such word's MiniLM vectors, of the word alone and of
-"research on" the word (`readings`), a logistic regression fitted
-by `bench/answers/topic_words.py --write` on 1,149 labelled words (held-out table:
-bench/results/topic_words.md). Its bar keeps 99% of the fitting part's topic words, so a word is
-left out only when the judgement is fairly sure it names no topic. Names and acronyms as typed
-("EHR", "ConPress") are never asked about, and with an embedding model other than the bundled
-one the weights cannot read the vector, and every word counts as before.
+so one calibrated judgement reads each such word's MiniLM vectors (`readings`): a logistic
+regression fitted by `bench/answers/topic_words.py --write` on the fitting part (767) of 1,149
+labelled words (held-out table: bench/results/topic_words.md). Its bar keeps 99% of the fitting
+topic words, cross-validated, so a word is left out only when the judgement is fairly sure it
+names no topic. Names and acronyms as typed ("EHR", "PhD", "ConPress") are never asked about;
+with an embedding model other than the bundled one the weights cannot read the vectors, and
+every word counts as before.
 """
 
 from __future__ import annotations
@@ -29,14 +29,15 @@ WEIGHTS = Path(__file__).with_name("model") / "topic_words.json"
 
 
 def readings(word: str) -> list[str]:
-    """The texts whose vectors, end to end, the judgement reads (held-out words: the word alone
-    left out 0.51 of the other words at 0.99 topic words kept, with this frame 0.65 at 0.98)."""
+    """Return the texts whose vectors, end to end, the judgement reads: the word alone, and in a
+    frame that asks for it as a topic (10-fold cross-validated accuracy on the fitting words:
+    0.902, against 0.890 for the word alone)."""
     return [word, f"research on {word}"]
 
 
 @functools.cache
 def weights() -> dict[str, Any]:
-    """The fitted weights and bar (bench/answers/topic_words.py --write)."""
+    """Return the fitted weights and bar (bench/answers/topic_words.py --write)."""
     return dict(json.loads(WEIGHTS.read_text(encoding="utf-8")))
 
 
