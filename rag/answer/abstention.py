@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,29 +129,44 @@ def _is_name(word: str, first: bool) -> bool:
     return word[0].isupper() and not first
 
 
-def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
-    """Return the question's distinct BM25 terms, each with whether it is a name.
-
-    A word no paper holds counts against answering, unless it names no topic ("thesis", "need"
-    in "for my thesis I need work on federated learning": `topic_words`): it is left out.
-    """
+def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bool, bool]]:
+    """Yield each word of `question` that may be a term: (its match, its BM25 term, whether it
+    is a name, whether it names no topic). A word no paper holds counts against answering,
+    unless it names no topic ("thesis", "need" in "for my thesis I need work on federated
+    learning": `topic_words`)."""
     from bm25s.stopwords import STOPWORDS_EN
 
     bm25 = index.bm25()
     stop = set(STOPWORDS_EN) | STOPWORDS  # bm25s' list lacks "what", "do", "which"
-    terms: dict[str, bool] = {}
     for i, match in enumerate(_WORD.finditer(question)):
         word = match.group()
         low = word.lower()
         if low in stop or low in _ASKING or low.isdigit():
             continue
-        term = bm25.stem(word)
-        name = _is_name(word, i == 0)
-        held = name or term in terms or len(bm25.documents_with(term))
-        if not held and not topic_words.names_topic(index, word):
-            continue
-        terms[term] = terms.get(term, False) or name
+        term, name = bm25.stem(word), _is_name(word, i == 0)
+        held = name or len(bm25.documents_with(term))
+        yield match, term, name, not held and not topic_words.names_topic(index, word)
+
+
+def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
+    """Return the question's distinct BM25 terms, each with whether it is a name, but for the
+    words no paper holds that name no topic (`_words`)."""
+    terms: dict[str, bool] = {}
+    for _, term, name, situation in _words(index, question):
+        if not situation:
+            terms[term] = terms.get(term, False) or name
     return list(terms.items())
+
+
+def without_situation_words(index: Index, question: str) -> str:
+    """Return `question` without the words `question_terms` leaves out ("my boss asked me
+    what's new in model compression": "boss", "asked"), as a search reads it: no paper holds
+    them, so they only move the question's vector off its topic."""
+    dropped = {m.span() for m, _, _, situation in _words(index, question) if situation}
+    if not dropped:
+        return question
+    kept = " ".join(_WORD.sub(lambda m: "" if m.span() in dropped else m.group(), question).split())
+    return kept if _WORD.search(kept) else question
 
 
 def words_no_paper_holds(index: Index, question: str) -> list[str]:

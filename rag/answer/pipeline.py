@@ -21,6 +21,7 @@ from rag.answer.abstention import (
     decide,
     question_terms,
     term_rarity,
+    without_situation_words,
     words_no_paper_holds,
 )
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
@@ -1008,6 +1009,7 @@ def _with_abstracts(
     A title-only record holds no finding, only a title, so it is never evidence. The search
     is filtered again only when such a record came up, so a library without any pays nothing.
     """
+    query = without_situation_words(index, query)
     hits = search(index, query, k=k, retriever=retriever, filters=filters, rescore=True)
     if not any(h.paper.title_only for h in hits):
         return hits

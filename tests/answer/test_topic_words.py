@@ -10,7 +10,11 @@ import pytest
 
 from rag import api
 from rag.answer import topic_words
-from rag.answer.abstention import question_terms, words_no_paper_holds
+from rag.answer.abstention import (
+    question_terms,
+    without_situation_words,
+    words_no_paper_holds,
+)
 from rag.index.paper_index import Index
 
 FEDERATED = {"Renxiang Guan", "Javad Dogani", "Canran Xiao"}
@@ -63,6 +67,18 @@ def test_only_words_no_paper_holds_are_judged(real_seed_index: Index) -> None:
     assert terms == ["feder", "learn"]
     # a word some paper holds is a term as before, whatever the judgement would say of it
     assert ("project", False) in question_terms(real_seed_index, "a project on unlearning")
+
+
+@pytest.mark.slow
+def test_the_search_leaves_out_the_asker_s_situation(real_seed_index: Index) -> None:
+    # "writing" moved the question's vector off graphs: CLINIC, a GNN paper, was left out.
+    question = "I'm writing a survey on graph neural networks, what do you have?"
+    searched = without_situation_words(real_seed_index, question)
+    assert "writing" not in searched and "graph neural networks" in searched
+    cited = {c.hit.paper.authors[0] for c in answered(real_seed_index, question).citations}
+    assert {"Wei Ju", "Yifan Wang", "Yumeng Zhao"} <= cited
+    # a question all of whose words are of that kind is searched as typed
+    assert without_situation_words(real_seed_index, "need lecture") == "need lecture"
 
 
 def test_another_embedding_model_keeps_every_word(seed_index: Index) -> None:
