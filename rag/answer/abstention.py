@@ -159,9 +159,9 @@ def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
 
 
 def without_situation_words(index: Index, question: str) -> str:
-    """Return `question` without the words `question_terms` leaves out ("my boss asked me
-    what's new in model compression": "boss", "asked"), as a search reads it: no paper holds
-    them, so they only move the question's vector off its topic."""
+    """Return `question` without the words `question_terms` leaves out ("writing" in "I'm
+    writing a survey on graph neural networks"), as a search reads it: no paper holds them, so
+    they only move the question's vector off its topic."""
     dropped = {m.span() for m, _, _, situation in _words(index, question) if situation}
     if not dropped:
         return question
