@@ -172,13 +172,10 @@ def without_situation_words(index: Index, question: str) -> str:
 def words_no_paper_holds(index: Index, question: str) -> list[str]:
     """Return the question's topic words (as typed, in order) that no indexed paper's text
     holds in any form `term_coverage` counts ("PPO" in "DPO vs PPO?"), for saying so."""
-    held = dict(question_terms(index, question))
     missing: list[str] = []
-    for i, match in enumerate(_WORD.finditer(question)):
+    for match, term, name, situation in _words(index, question):
         word = match.group()
-        term = index.bm25().stem(word) if word.lower() not in _ASKING else ""
-        name = _is_name(word, i == 0)
-        if term in held and word not in missing and not len(documents_holding(index, term, name)):
+        if not situation and word not in missing and not len(documents_holding(index, term, name)):
             missing.append(word)
     return missing
 
