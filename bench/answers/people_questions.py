@@ -17,7 +17,6 @@ apart. Writes bench/results/people_questions_TAG.json and appends to people_ques
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -27,11 +26,17 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers.paper_choice import open_index  # noqa: E402
-from rag import api, prompts  # noqa: E402
+from bench.answers.labelled_runs import ask_each, write_tagged  # noqa: E402
+from rag import prompts  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "people_questions.jsonl"
-RESULTS = ROOT / "bench" / "results"
+COLUMNS = (
+    ("questions", "questions"),
+    ("recall", "recall"),
+    ("precision", "precision"),
+    ("false 'no paper'", "false_no_paper"),
+    ("theirs passed off", "passes_theirs_off"),
+)
 NONE_OF_THEIRS = ("No paper by", "None of them is about", "on the question's topic")
 
 
@@ -74,35 +79,16 @@ def main() -> None:
     parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
     parser.add_argument("--tag", default="after")
     args = parser.parse_args()
-    index = open_index(args.index)
-    settings = index.settings.model_copy(update={"backend": "extractive"})
-    rows = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]
-    results = [judged(r, api.ask(r["q"], settings=settings, index=index)) for r in rows]
+    results = ask_each(args.index, DATA, judged)
     parts: dict[str, list[dict[str, Any]]] = {"all": results}
     for r in results:
         parts.setdefault(f"{r['split']}", []).append(r)
         parts.setdefault(f"kind: {r['kind']}", []).append(r)
     table = {name: summary(rs) for name, rs in parts.items()}
-    RESULTS.mkdir(exist_ok=True)
-    out = {"tag": args.tag, "parts": table, "questions": results}
-    (RESULTS / f"people_questions_{args.tag}.json").write_text(json.dumps(out, indent=1) + "\n")
-    lines = [
-        f"### {args.tag}",
-        "",
-        "| part | questions | recall | precision | false 'no paper' | theirs passed off |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, s in table.items():
-        lines.append(
-            f"| {name} | {s['questions']} | {s['recall']} | {s['precision']} | "
-            f"{s['false_no_paper']} | {s['passes_theirs_off']} |"
-        )
-    text = "\n".join(lines) + "\n"
+    text = write_tagged("people_questions", args.tag, table, COLUMNS, results)
     print(text)
     for r in results:
         print(r["id"], r["kind"], r["cited"], r.get("passes_theirs_off", ""))
-    with (RESULTS / "people_questions.md").open("a", encoding="utf-8") as f:
-        f.write("\n" + text)
 
 
 if __name__ == "__main__":

@@ -17,21 +17,26 @@ bench/results/purpose_questions_TAG.json and appends to purpose_questions.md.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers.paper_choice import open_index  # noqa: E402
-from rag import api, prompts  # noqa: E402
+from bench.answers.labelled_runs import ask_each, write_tagged  # noqa: E402
+from rag import prompts  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "purpose_questions.jsonl"
-RESULTS = ROOT / "bench" / "results"
+COLUMNS = (
+    ("topic questions", "topic"),
+    ("recall", "recall"),
+    ("precision", "precision"),
+    ("false 'no paper'", "false_no_paper"),
+    ("false overview", "false_overview"),
+    ("off-topic said so", "off_topic_said"),
+    ("no-topic overview", "no_topic_overview"),
+)
 OVERVIEW = ("No paper is quoted", "names no topic")  # the overview's openings (rag/prompts.py)
 
 
@@ -85,36 +90,16 @@ def main() -> None:
     parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
     parser.add_argument("--tag", default="after")
     args = parser.parse_args()
-    index = open_index(args.index)
-    settings = index.settings.model_copy(update={"backend": "extractive"})
-    rows = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]
-    results = [judged(r, api.ask(r["q"], settings=settings, index=index)) for r in rows]
+    results = ask_each(args.index, DATA, judged)
     parts = {
         "fit": [r for r in results if r["split"] == "fit"],
         "heldout": [r for r in results if r["split"] == "heldout"],
     }
     table = {name: summary(rs) for name, rs in parts.items()}
-    RESULTS.mkdir(exist_ok=True)
-    out = {"tag": args.tag, "parts": table, "questions": results}
-    (RESULTS / f"purpose_questions_{args.tag}.json").write_text(json.dumps(out, indent=1) + "\n")
-    lines = [
-        f"### {args.tag}",
-        "",
-        "| part | topic questions | recall | precision | false 'no paper' | false overview "
-        "| off-topic said so | no-topic overview |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for name, s in table.items():
-        lines.append(
-            f"| {name} | {s['topic']} | {s['recall']} | {s['precision']} | {s['false_no_paper']} "
-            f"| {s['false_overview']} | {s['off_topic_said']} | {s['no_topic_overview']} |"
-        )
-    text = "\n".join(lines) + "\n"
+    text = write_tagged("purpose_questions", args.tag, table, COLUMNS, results)
     print(text)
     for r in results:
         print(r["id"], r["split"], r["kind"], "OK " if r["right"] else "BAD", r["cited"], r["q"])
-    with (RESULTS / "purpose_questions.md").open("a", encoding="utf-8") as f:
-        f.write("\n" + text)
 
 
 if __name__ == "__main__":

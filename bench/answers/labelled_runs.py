@@ -1,0 +1,60 @@
+"""What the benches that ask labelled seed questions share: asking each, writing the tagged results.
+
+`ask_each` answers every question of a JSON-lines file (`q`) with `rag ask` (extractive) over a
+copy of a seed index; `write_tagged` writes bench/results/NAME_TAG.json (the per-part table and
+every question's outcome) and appends the table, under its tag, to bench/results/NAME.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench.answers.paper_choice import open_index  # noqa: E402
+from rag import api  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+
+
+def ask_each(
+    index_dir: Path, data: Path, judged: Callable[[dict[str, Any], Any], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Return `judged(row, answer)` for every row of `data`, asked as a chat's first message."""
+    index = open_index(index_dir)
+    settings = index.settings.model_copy(update={"backend": "extractive"})
+    rows = [json.loads(x) for x in data.read_text(encoding="utf-8").splitlines() if x]
+    return [judged(r, api.ask(r["q"], settings=settings, index=index)) for r in rows]
+
+
+def write_tagged(
+    name: str,
+    tag: str,
+    table: Mapping[str, Mapping[str, Any]],
+    columns: Sequence[tuple[str, str]],
+    results: list[dict[str, Any]],
+) -> str:
+    """Write the results of run `tag` of bench `name`; return the table's text. `columns`:
+    (heading, key of a part's summary), after the part's name."""
+    RESULTS.mkdir(exist_ok=True)
+    out = {"tag": tag, "parts": table, "questions": results}
+    (RESULTS / f"{name}_{tag}.json").write_text(json.dumps(out, indent=1) + "\n")
+    lines = [
+        f"### {tag}",
+        "",
+        "| part | " + " | ".join(heading for heading, _ in columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
+    for part, s in table.items():
+        lines.append(f"| {part} | " + " | ".join(f"{s[key]}" for _, key in columns) + " |")
+    text = "\n".join(lines) + "\n"
+    with (RESULTS / f"{name}.md").open("a", encoding="utf-8") as f:
+        f.write("\n" + text)
+    return text
