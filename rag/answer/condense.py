@@ -431,6 +431,19 @@ def rule_rewrite(
     return Condensed(rewritten, question, "rule", tuple(papers))
 
 
+def without_reference(question: str) -> str:
+    """Return `question` without the phrases that point at earlier papers ("the second one",
+    "paper 2", "the others", "their", "this paper"): what is left is what it asks of them
+    ("what did the second one find?" asks for findings, not for "second")."""
+    spans = [
+        m.span()
+        for ref in (_ORDINAL_REF, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _SINGULAR_REF)
+        for m in ref.finditer(question)
+    ]
+    kept = "".join(c for i, c in enumerate(question) if not any(a <= i < b for a, b in spans))
+    return " ".join(kept.split())
+
+
 def asked_of(question: str, papers: Sequence[Paper], method: str = "rule") -> Condensed:
     """`question` asked of `papers`: "Why?" -> "Why (CELL)?", "main limitation?" -> "main
     limitation (CELL)?"."""

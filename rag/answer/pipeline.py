@@ -43,6 +43,7 @@ from rag.answer.condense import (
     opens_with_which,
     refers_back,
     to_turns,
+    without_reference,
 )
 from rag.answer.continuation import among, asks_the_collection, continues
 from rag.answer.discourse import points_back, standalone
@@ -447,7 +448,10 @@ def answer_stream(
     # but a kind of sentence, so each paper's line is chosen on the message's own words (the
     # names the rewrite put in would pull it to the sentence naming the paper).
     own_words = corrected(index, condensed.original) if absent else asked
-    only_wants = absent and not asks_of_papers(own_words, [h.paper for h in relevant])
+    # "what did the second one find?": "second one" points back and asks nothing of them.
+    only_wants = absent and not asks_of_papers(
+        without_reference(own_words), [h.paper for h in relevant]
+    )
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )

@@ -75,7 +75,8 @@ SHORT_WORDS = 5
 _ASKS_FINDING = re.compile(
     r"\b(?:perform\w*|compar\w*|affect\w*|effect\w*|impact\w*|scale[sd]?|improv\w*|help\w*|"
     r"beat\w*|outperform\w*|fare\w*|accura\w*|faster|slower|better|worse|robust\w*|known|"
-    r"found|find|findings?|results?|happen\w*|gains?|cost\w*|sav(?:e|es|ed|ing))\b",
+    r"found|find|findings?|results?|conclu\w*|outcomes?|happen\w*|gains?|cost\w*|"
+    r"sav(?:e|es|ed|ing))\b",
     re.IGNORECASE,
 )
 # A question of degree ("How well does it do?", "How fast is it?", "How robust are they?"):
@@ -172,6 +173,7 @@ _QUESTION_WORDS = """
     there any anything some tell me say says said known trick about deal deals dealing papers
     paper work works study studies studied research researcher researchers article articles
     find found findings result results help helps kind kinds way ways give gives
+    conclude concludes concluded conclusion conclusions outcome outcomes
     mean means thing things lot handle handled make made recent recently current currently
     approach approaches method methods propose proposed main idea ideas
 """

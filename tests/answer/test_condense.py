@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer.condense import Turn, condense, paper_name, rule_rewrite, to_turns
+from rag.answer.condense import (
+    Turn,
+    condense,
+    paper_name,
+    rule_rewrite,
+    to_turns,
+    without_reference,
+)
 from rag.answer.pipeline import Answer, answer
 from rag.index.paper_index import Index
 from rag.ingest.pipeline import ingest
@@ -386,3 +393,17 @@ def test_the_others_after_an_answer_that_showed_its_whole_set_leave_those_papers
     assert result.papers == ()
     shown = [THREE_PAPERS]
     assert rule_rewrite(question, shown).excluded == (ALPHA, BETA, GAMMA)
+
+
+@pytest.mark.parametrize(
+    ("question", "own"),
+    [
+        ("what did the second one find?", "what did find?"),
+        ("does paper 2 use tools?", "does use tools?"),
+        ("and the others, what do they conclude?", "and , what do conclude?"),
+        ("their main limitation?", "main limitation?"),
+        ("what did the work on graphs find?", "what did the work on graphs find?"),
+    ],
+)
+def test_a_follow_up_s_own_words_leave_out_what_points_back(question: str, own: str) -> None:
+    assert without_reference(question) == own

@@ -107,6 +107,9 @@ def test_how_well_after_an_answer_gives_the_finding_again(real_seed_index: Index
         ["federated learning", "why did they do it?"],
         ["federated learning", "what did they find?"],
         ["what did Guan et al. find?"],
+        # "second" and "one" were taken for what it asks about, and no sentence held them.
+        ["compare the approaches to long context", "what did the second one find?"],
+        ["compare the approaches to long context", "The second one — what does it find?"],
     ],
 )
 def test_a_question_on_the_papers_alone_is_addressed_by_them(
@@ -157,3 +160,19 @@ def test_a_question_on_the_papers_alone_quotes_the_role_it_wants(
         roles = dict(paper_sentence_roles(paper))
         shown = quoted(real_seed_index, second, author)
         assert shown and all(roles[s] in wanted for s in shown), second.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("follow_up", ["what did the first paper conclude?", "its outcome?"])
+def test_a_paper_pointed_at_for_its_conclusion_gets_a_finding(
+    real_seed_index: Index, follow_up: str
+) -> None:
+    # "conclude" did not ask for a finding and stood as a word no sentence held: the line was
+    # the one naming the paper's method.
+    first, second = chat(real_seed_index, ["compare the approaches to long context", follow_up])
+    author = first_authors(first)[0]
+    assert first_authors(second) == [author]
+    paper = next(p for p in real_seed_index.papers.values() if p.authors[0] == author)
+    roles = dict(paper_sentence_roles(paper))
+    shown = quoted(real_seed_index, second, author)
+    assert shown and all(roles[s] in ("result", "conclusion") for s in shown), second.answer
