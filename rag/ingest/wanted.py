@@ -76,6 +76,8 @@ _ASKS_FINDING = re.compile(
     r"\b(?:perform\w*|compar\w*|affect\w*|effect\w*|impact\w*|scale[sd]?|improv\w*|help\w*|"
     r"beat\w*|outperform\w*|fare\w*|accura\w*|faster|slower|better|worse|robust\w*|known|"
     r"found|find|findings?|results?|conclu\w*|outcomes?|happen\w*|gains?|cost\w*|"
+    # "what does it show?", not "show me ..." nor "Show the papers on ..."
+    r"(?<!^)(?:show|shows|showed|shown)(?!\s+(?:me|us)\b)|"
     r"sav(?:e|es|ed|ing))\b",
     re.IGNORECASE,
 )

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from rag import api
+from rag.answer.compose import already_said
+from rag.answer.evidence import paper_sentence_roles
 from rag.answer.people import named_people
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters
@@ -146,3 +148,14 @@ def test_a_topic_another_paper_answers_is_given_from_it_after_saying_so(
     answer = api.ask("Did Ziniu Li do anything with calcium imaging?", index=real_seed_index)
     assert answer.answer.startswith("No paper by Ziniu Li in the collection is about this")
     assert first_authors(answer) == ["Xinhong Xu"], answer.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", ["what does Teng et al. show?", "What did Teng et al. show?"])
+def test_what_their_paper_shows_is_a_finding(real_seed_index: Index, question: str) -> None:
+    # "show" did not ask for a finding, and the line was the abstract's opening background.
+    answer = api.ask(question, index=real_seed_index, backend="extractive")
+    assert first_authors(answer) == ["Xin Teng"], answer.answer
+    roles = dict(paper_sentence_roles(answer.citations[0].hit.paper))
+    shown = [s for s in roles if already_said(s, answer.answer)]
+    assert shown and all(roles[s] in ("result", "conclusion") for s in shown), answer.answer
