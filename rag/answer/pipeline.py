@@ -72,7 +72,7 @@ from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, hits_of, search
 from rag.index.spelling import corrected
 from rag.ingest.naming import author_phrase, method_name, speaker
-from rag.ingest.wanted import asks_only_if_out, names_what_it_wants
+from rag.ingest.wanted import asks_only_if_out, is_fragment, names_what_it_wants
 from rag.ingest.wanted import question_terms as wanted_terms
 from rag.records import Hit, Paper
 from rag.settings import Settings
@@ -540,6 +540,11 @@ def answer_stream(
 
     def show(checked: CheckedSentence, bullet: bool = False) -> Iterator[str]:
         checked = _made_standalone(checked, render.by_source, checker)
+        if checked.supported and is_fragment(checked.text, question):
+            # The model's "Li et al. (CELL): To further mitigate domain shift." (checked without
+            # its label) or "... matches X and (ii).": no sentence, whatever its words' support.
+            render.reject(checked, "fragment")
+            return
         if checked.supported and not relevance.relevant(checked.text):
             # Supported by its paper, but not about what was asked: not shown.
             render.reject(checked, "off_question")

@@ -129,6 +129,14 @@ _AVAILABILITY = re.compile(
     re.IGNORECASE,
 )
 _MIN_WORDS = 4
+# A sentence cut in the middle of a clause, as a small model stops one: "... matches frequentist
+# uncertainty and (ii).", "... the gains of." No sentence ends on a conjunction, an article or
+# "of", nor on the next item of an enumeration ("Eq. (1).", "(cases 1 and 3)." still end one).
+_CUT_MID_CLAUSE = re.compile(
+    r"(?:\b(?:and|or|but|nor|the|of|with|whose|whereas)"
+    r"|\b(?:and|or)\s+\((?:[ivx]+|\d+|[a-h])\))\s*[.!?;:,]?\s*$",
+    re.IGNORECASE,
+)
 # What a fragment loses in rank: it comes after every sentence, yet a paper of fragments keeps one.
 FRAGMENT_MALUS = 2.0
 
@@ -479,11 +487,13 @@ def first_naming(shares: Sequence[float]) -> int:
 
 def is_fragment(sentence: str, question: str = "") -> bool:
     """Return whether `sentence` cannot answer anything: no sentence ("To determine whether X.",
-    "Cohort study.") or where the code is ("Our code is available at ..."), unless `question`
-    asks whether what such a sentence makes available is ("any code released?", "is the
-    implementation public?"): then it is the answer."""
+    "Cohort study.", one cut mid-clause) or where the code is ("Our code is available at ..."),
+    unless `question` asks whether what such a sentence makes available is ("any code
+    released?", "is the implementation public?"): then it is the answer."""
     text = sentence.strip()
     if len(sentence.split()) < _MIN_WORDS or _FRAGMENT.match(text):
+        return True
+    if _CUT_MID_CLAUSE.search(text):
         return True
     return is_availability(text) and not asks_if_out(question)
 
