@@ -256,6 +256,19 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # Words of conversation, not of content ("ok, thanks, anything on auctions?"): left out of a
 # question's terms by the abstention (`rag/answer/abstention.py`) and the relevance check alike.
 CHAT_WORDS = "ok okay hmm thanks thank hi hello hey yes yeah cool great sure so well"
+# Words that say what kind of question it is, not what it is about ("summarize the findings of
+# Teng et al.", "what's known about ..."): the sentence choice leaves their stems out of what a
+# question asks (`rag/ingest/wanted.py`), and the abstention these words as typed out of its
+# terms (`rag/answer/abstention.py`), with more of its own.
+ASKING_WORDS = """
+    which what whats how why when who whom where is are do does did can could should would will
+    there any anything some tell me say says said known trick about deal deals dealing papers
+    paper work works study studies studied research researcher researchers article articles
+    find found findings result results help helps kind kinds way ways give gives
+    conclude concludes concluded conclusion conclusions outcome outcomes
+    mean means thing things lot handle handled make made recent recently current currently
+    approach approaches method methods propose proposed main idea ideas
+"""
 
 
 @functools.lru_cache(maxsize=1)

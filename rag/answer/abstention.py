@@ -41,7 +41,7 @@ import numpy as np
 from rag.answer import topic_words
 from rag.index.paper_index import Index
 from rag.records import Hit
-from rag.text import CHAT_WORDS, STOPWORDS, definitions, with_spelling_variants
+from rag.text import ASKING_WORDS, CHAT_WORDS, STOPWORDS, definitions, with_spelling_variants
 
 # A question of this many terms or more reads like a claim: there the passage cosine alone is
 # telling, and the cosine gate bench/answers/calibrate.py chose (SciFact: 98.0% of answerable claims
@@ -60,23 +60,21 @@ COEF = (2.029338, 3.05401, -0.302816, 0.408961, -0.655251, 2.538509, 0.333141)
 INTERCEPT = 1.692255
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")  # bm25s' token pattern
-# Words that say how a question is asked, not what it is about (in either spelling:
-# "summarise").
+# How a question is asked, not what it is about, in either spelling ("summarise"): the words
+# of `rag.text.ASKING_WORDS`, and those that ask of the collection or say how to pick ("list",
+# "recommend", "overview", "the best"). These stay out of the sentence choice's: "existing" and
+# "collection" also tell it which sentence a question wants (bench/results/asking_words.md).
 _ASKING = with_spelling_variants(
     """
-    tell me about papers paper work works study studies research researchers anything any
-    something know known say says said deal deals dealing discuss discusses describe explain
-    show shows find finds found give list recent results result collection article articles
-    approach approaches method methods propose proposes proposed new novel look looking
-    literature topic topics question questions help please kind kinds sort sorts type types
-    exist exists existing current currently way ways get got idea ideas like trick tricks
-    gist overview summary summarize main point insight insights now different another next
-    switch switching change subject instead also else wondering curious
-    argue argues argued suggest suggests suggested conclude concludes concluded believe
-    believes mention mentions mentioned mentioning
-    best good better top popular favourite favorite recommend recommended interesting
-    many
+    something know show shows finds give list collection literature new novel look looking
+    topic topics question questions please sort sorts type types exist exists existing get got
+    like tricks gist overview summary summarize point insight insights now different another
+    next switch switching change subject instead also else wondering curious describe explain
+    discuss discusses argue argues argued suggest suggests suggested believe believes mention
+    mentions mentioned mentioning best good better top popular favourite favorite recommend
+    recommended interesting many proposes
     """.split()  # noqa: SIM905  # a word list reads better as text
+    + ASKING_WORDS.split()
     + CHAT_WORDS.split()
 )
 

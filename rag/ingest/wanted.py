@@ -44,7 +44,7 @@ from types import MappingProxyType
 import numpy as np
 
 from rag.ingest.roles import ROLES
-from rag.text import CHAT_WORDS, content_stems, definitions, with_spelling_variants
+from rag.text import ASKING_WORDS, CHAT_WORDS, content_stems, definitions, with_spelling_variants
 
 
 class Want(StrEnum):
@@ -177,18 +177,9 @@ _OPENERS = frozenset(
 )
 _YES_NO = frozenset("does do did is are can could will would should has have".split())  # noqa: SIM905
 _SECOND = frozenset("is are was were do does did much many well".split())  # noqa: SIM905
-# Words that say what kind of question it is, not what it is about.
-_QUESTION_WORDS = """
-    which what whats how why when who whom where is are do does did can could should would will
-    there any anything some tell me say says said known trick about deal deals dealing papers
-    paper work works study studies studied research researcher researchers article articles
-    find found findings result results help helps kind kinds way ways give gives
-    conclude concludes concluded conclusion conclusions outcome outcomes
-    mean means thing things lot handle handled make made recent recently current currently
-    approach approaches method methods propose proposed main idea ideas
-"""
+# What kind of question it is, not what it is about (`rag.text.ASKING_WORDS`), as stems.
 QUESTION_STEMS = frozenset(
-    content_stems(" ".join(with_spelling_variants([*_QUESTION_WORDS.split(), *CHAT_WORDS.split()])))
+    content_stems(" ".join(with_spelling_variants([*ASKING_WORDS.split(), *CHAT_WORDS.split()])))
 )
 WEIGHTS = Path(__file__).with_name("model") / "sentence_choice.json"
 

@@ -159,3 +159,18 @@ def test_what_their_paper_shows_is_a_finding(real_seed_index: Index, question: s
     roles = dict(paper_sentence_roles(answer.citations[0].hit.paper))
     shown = [s for s in roles if already_said(s, answer.answer)]
     assert shown and all(roles[s] in ("result", "conclusion") for s in shown), answer.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    ["summarize the findings of Teng et al.", "What were the outcomes of Teng et al.?"],
+)
+def test_how_a_question_about_their_paper_is_asked_names_no_topic(
+    real_seed_index: Index, question: str
+) -> None:
+    # "findings" and "outcomes" were read as a topic no paper of Teng et al. holds ("No paper by
+    # Teng et al. in the collection is about this"), then answered from ExPLAIND.
+    answer = api.ask(question, index=real_seed_index, backend="extractive")
+    assert first_authors(answer) == ["Xin Teng"], answer.answer
+    assert "is about this" not in answer.answer, answer.answer
