@@ -14,7 +14,9 @@ listed several), in the order it cited them, however many turns have chosen amon
 
 Others refer to the last answer: a numbered reference ("paper 2", "[2]") names the paper cited
 there at that number; in a short question "it", "that paper" or "this method" names its first
-paper and "they", "those" or "them" all of them; a question with no content words of its own
+paper and "they", "those" or "them" all of them. After a few bare words ("privacy") answered
+from several papers, "it" is those words ("how is it protected?" -> "how is privacy
+protected?"), asked as a choice among all of them; a question with no content words of its own
 ("Why?", "Tell me more.") asks about its papers. Every other question, "What about solving
 PDEs?", "What do the papers say about fairness?" or "Now a different topic: recommendation
 systems?" included, is searched exactly as typed: earlier questions are never glued onto a new
@@ -40,6 +42,7 @@ from rag.answer.discourse import agree
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
 from rag.ingest.naming import method_name
+from rag.ingest.wanted import question_tags
 from rag.records import Paper
 from rag.text import CONTENT_WORD, content_stems, split_sentences
 
@@ -75,6 +78,7 @@ _SINGULAR_REF = re.compile(
     rf"which|from|with)\b)|it|its|itself)\b(?!\s*\[)",
     re.IGNORECASE,
 )
+_BARE_IT = re.compile(r"it|itself", re.IGNORECASE)
 # "the others", "the rest", "the other one": the papers of the set (see `_the_set`) that the
 # last answer left out.
 _OTHERS = (
@@ -132,7 +136,10 @@ _PICKS = re.compile(
 # "Is it true that ...", "it is known that ...": an "it" that refers to nothing.
 _EXPLETIVE_IT = re.compile(
     r"\b(?:(?:is|was)\s+it|it\s+(?:is|was)|it's)\s+(?:\w+\s+)?(?:true|possible|known|"
-    r"feasible|worth|necessary|hard|easy|better|common|likely|important|useful|the\s+case)\b",
+    r"feasible|worth|necessary|hard|easy|better|common|likely|important|useful|the\s+case)\b"
+    # only before what it stands for: "is it hard to ...", "is it worth reading", not "why is
+    # it hard?" nor "so it's better?", where "it" is what was asked about
+    r"(?=\s+(?:to|that|whether|if|for|\w+ing)\b)",
     re.IGNORECASE,
 )
 # Words that ask for more without naming a subject: "Tell me more.", "Why?", "Any details?"
@@ -295,6 +302,14 @@ def _cited_numbers(turn: Turn) -> list[int]:
     return sorted({int(n) for n in re.findall(r"\[(\d+)\]", turn.answer)})
 
 
+def _keyword_topic(turn: Turn) -> str | None:
+    """The words of a turn typed as a few bare words ("privacy", "graph neural networks"): its
+    topic, which a later "it" stands for (None: it was asked as a question or sentence)."""
+    typed = (turn.typed or turn.question).strip()
+    tags = question_tags(typed)
+    return typed if "q:statement" in tags and "q:short" in tags else None
+
+
 def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) -> str:
     names = " and ".join(paper_name(p) for p in papers)
     return question[: span[0]] + names + question[span[1] :]
@@ -424,6 +439,13 @@ def rule_rewrite(
         papers = others or papers
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
+    bare_words = _keyword_topic(last) if found is not None and len(numbers) > 1 else None
+    if found is not None and bare_words and _BARE_IT.fullmatch(found.group()):
+        # "privacy" answered from two papers, then "how is it protected?": "it" is the topic,
+        # and the per-paper judgement picks among all of the answer's papers on it
+        rewritten = question[: found.start()] + bare_words + question[found.end() :]
+        papers = _unique(_cited(last, k, resolve) for k in numbers)
+        return Condensed(rewritten, question, "rule", tuple(papers), pick=rewritten)
     if found is not None:
         rewritten = _with_name(question, found.span(), papers)
     else:  # no subject of its own ("Why?", "Tell me more."): about the previous papers

@@ -407,3 +407,72 @@ def test_the_others_after_an_answer_that_showed_its_whole_set_leave_those_papers
 )
 def test_a_follow_up_s_own_words_leave_out_what_points_back(question: str, own: str) -> None:
     assert without_reference(question) == own
+
+
+KEYWORDS = [Turn("model design", "AlphaNet does [1]. BetaGAN does [2].", (ALPHA, BETA))]
+
+
+@pytest.mark.parametrize(
+    ("question", "rewritten"),
+    [
+        ("how is it evaluated?", "how is model design evaluated?"),
+        ("why is it hard?", "why is model design hard?"),  # "it" here is no expletive
+        ("so it's better?", "so model design's better?"),
+        ("does it scale to large graphs?", "does model design scale to large graphs?"),
+    ],
+)
+def test_it_after_bare_words_answered_from_several_papers_is_those_words(
+    question: str, rewritten: str
+) -> None:
+    # "privacy" answered from two papers, then "how is it protected?" was asked of the first
+    # paper alone ("how is Guan et al. protected?"), which says nothing of protecting privacy.
+    result = rule_rewrite(question, KEYWORDS)
+    assert result.question == rewritten
+    assert result.papers == (ALPHA, BETA)
+    assert result.pick == rewritten  # each paper judged on the topic and the new words
+
+
+@pytest.mark.parametrize(
+    ("turns", "question"),
+    [
+        (TWO_PAPERS, "how is it evaluated?"),  # after a question, "it" is still its first paper
+        ([Turn("model design", "AlphaNet does [1].", (ALPHA,))], "how is it evaluated?"),
+        (KEYWORDS, "what is its main result?"),  # "its": a paper's
+        (KEYWORDS, "how does that paper evaluate?"),
+    ],
+)
+def test_it_after_a_question_or_one_paper_is_the_first_paper(
+    turns: list[Turn], question: str
+) -> None:
+    result = rule_rewrite(question, turns)
+    assert result.papers == (ALPHA,) and result.pick is None
+    assert "AlphaNet" in result.question
+
+
+def test_an_it_that_stands_for_what_follows_names_nothing() -> None:
+    result = rule_rewrite("is it hard to train graph models?", KEYWORDS)
+    assert (result.question, result.papers, result.method) == (
+        "is it hard to train graph models?",
+        (),
+        "as-is",
+    )
+
+
+@pytest.mark.slow
+def test_how_a_keyword_topic_is_done_is_asked_of_every_paper_on_it(
+    real_seed_index: Index,
+) -> None:
+    from rag import api
+    from tests.answer.chat_turns import first_authors
+
+    first = api.ask("privacy", index=real_seed_index, backend="extractive")
+    assert len(first.citations) > 1, first.answer
+    second = api.ask(
+        "how is it protected?",
+        index=real_seed_index,
+        backend="extractive",
+        history=[("privacy", first)],
+    )
+    assert second.standalone == "how is privacy protected?"
+    assert "Renxiang Guan" in first_authors(second), second.answer
+    assert "privatized prototypes" in second.answer, second.answer

@@ -1,0 +1,123 @@
+"""Does "it" after a keyword query stand for the topic, not for the answer's first paper?
+
+    .venv/bin/python bench/answers/topic_followups.py --index COPY --tag TAG
+
+bench/data/topic_it_followups.jsonl: 48 two-turn sessions written blind by a helper who read
+only the seed files: a few bare words ("privacy", "graph neural networks"), then a follow-up in
+which "it" is that topic ("how is it protected?", "does it scale?"), labelled with the papers
+whose abstract answers the follow-up (`relevant`) and those on the topic at all
+(`topic_papers`); in t001-t036 at least two papers are on the topic, in t037-t048 one. Ids
+divisible by 3 are held out. Each session is asked with `rag.api.ask` (extractive, the first
+answer as history) and scored on the second answer's cited papers: recall and precision against
+`relevant`, the share citing a paper off the topic, and abstentions where a paper answers.
+Appends a table to bench/results/topic_followups.md and writes
+bench/results/topic_followups_TAG.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from bench.answers.paper_choice import read  # noqa: E402
+from rag import api  # noqa: E402
+from rag.settings import Settings  # noqa: E402
+
+RESULTS = ROOT / "bench" / "results"
+
+
+def run(index_dir: Path) -> list[dict[str, Any]]:
+    settings = Settings(index_dir=index_dir)
+    index = api.open_index(settings=settings)
+    rows = []
+    for s in read("topic_it_followups.jsonl"):
+        first = api.ask(s["first"], settings=settings, index=index, backend=None)
+        second = api.ask(
+            s["second"], settings=settings, index=index, backend=None, history=[(s["first"], first)]
+        )
+        cited = {c.hit.paper.authors[0] for c in second.citations}
+        relevant, topic = set(s["relevant"]), set(s["topic_papers"])
+        rows.append(
+            {
+                "id": s["id"],
+                "split": s["split"],
+                "several": int(s["id"][1:]) <= 36,
+                "first_cited": [c.hit.paper.authors[0] for c in first.citations],
+                "cited": sorted(cited),
+                "relevant": sorted(relevant),
+                "hits": len(cited & relevant),
+                "off_topic": bool(cited - topic),
+                "abstained": second.abstained or not cited,
+                "standalone": second.standalone,
+                "answer": second.answer[:300],
+            }
+        )
+    return rows
+
+
+def summary(part: list[dict[str, Any]]) -> dict[str, Any]:
+    relevant = sum(len(r["relevant"]) for r in part)
+    cited = sum(len(r["cited"]) for r in part)
+    hits = sum(r["hits"] for r in part)
+    answerable = [r for r in part if r["relevant"]]
+    return {
+        "sessions": len(part),
+        "recall": round(hits / relevant, 3) if relevant else float("nan"),
+        "precision": round(hits / cited, 3) if cited else float("nan"),
+        "off_topic": sum(r["off_topic"] for r in part),
+        "abstained": f"{sum(r['abstained'] for r in answerable)}/{len(answerable)}",
+    }
+
+
+def table(rows: list[dict[str, Any]], tag: str) -> list[str]:
+    lines = [
+        f"### {tag}",
+        "",
+        "| part | sessions | recall | precision | citing a paper off the topic | "
+        "no paper where one answers |",
+        "|---|---|---|---|---|---|",
+    ]
+    parts = {
+        f"{split}: {kind}": [
+            r for r in rows if r["split"] == split and r["several"] == (kind == "several papers")
+        ]
+        for split in ("fit", "heldout")
+        for kind in ("several papers", "one paper")
+    }
+    for name, part in parts.items():
+        s = summary(part)
+        lines.append(
+            f"| {name} | {s['sessions']} | {s['recall']} | {s['precision']} | "
+            f"{s['off_topic']} | {s['abstained']} |"
+        )
+    return [*lines, ""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
+    parser.add_argument("--tag", default="run")
+    args = parser.parse_args()
+    rows = run(args.index)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"topic_followups_{args.tag}.json").write_text(
+        json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    md = RESULTS / "topic_followups.md"
+    head = [] if md.exists() else ["# 'It' after a keyword query", "", __doc__, ""]
+    lines = table(rows, args.tag)
+    with md.open("a", encoding="utf-8") as f:
+        f.write("\n".join([*head, *lines]) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
