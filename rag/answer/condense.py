@@ -14,17 +14,17 @@ listed several), in the order it cited them, however many turns have chosen amon
 
 Others refer to the last answer: a numbered reference ("paper 2", "[2]") names the paper cited
 there at that number; in a short question "it", "that paper" or "this method" names its first
-paper and "they", "those" or "them" all of them. After a few bare words ("privacy") answered
-from several papers, "it" is those words ("how is it protected?" -> "how is privacy
-protected?"), asked as a choice among all of them; a question with no content words of its own
-("Why?", "Tell me more.") asks about its papers. Every other question, "What about solving
-PDEs?", "What do the papers say about fairness?" or "Now a different topic: recommendation
-systems?" included, is searched exactly as typed: earlier questions are never glued onto a new
-one, so a topic switch or an off-topic question is judged on its own words. The referred papers
-come back as `papers`, so the answer is built from them. With an LLM, the same rule decides
-whether to rewrite at all; the LLM's rewrite is then used only when it is short, single-line
-and keeps the names and content words the rule found.
-"""
+paper and "they", "those" or "them" all of them; a "that" standing alone ("how is that fixed?",
+"what causes this?") is what the last answer said, asked of all its papers. After a few bare
+words ("privacy") answered from several papers, "it" is those words ("how is it protected?" ->
+"how is privacy protected?"), asked as a choice among all of them; a question with no content
+words of its own ("Why?", "Tell me more.") asks about its papers. Every other question, "What
+about solving PDEs?", "What do the papers say about fairness?" or "Now a different topic:
+recommendation systems?" included, is searched exactly as typed: earlier questions are never
+glued onto a new one, so a topic switch or an off-topic question is judged on its own words. The
+referred papers come back as `papers`, so the answer is built from them. With an LLM, the same
+rule decides whether to rewrite at all; the LLM's rewrite is then used only when it is short,
+single-line and keeps the names and content words the rule found."""
 
 from __future__ import annotations
 
@@ -79,6 +79,18 @@ _SINGULAR_REF = re.compile(
     re.IGNORECASE,
 )
 _BARE_IT = re.compile(r"it|itself", re.IGNORECASE)
+# "that" or "this" standing alone for what the last answer said: at the end of a clause ("how
+# do the papers fix that?", "what causes this?") or as the subject of a short clause after an
+# auxiliary ("how is that fixed?", "does this apply to PPO?"); not "that" opening a clause
+# ("is it true that ...", "papers that use graphs") nor "this bot" ("how does this bot work").
+_CLAUSE_END = r"(?=\s*(?:[?.!,;:)]|$))"
+_DEMONSTRATIVE = re.compile(
+    rf"\b(?:that|this){_CLAUSE_END}"
+    r"|\b(?:is|was|are|were|does|did|do|can|could|would|will|has|have|had|should|might|may)"
+    rf"\s+(?:that|this)\s+\w+(?:{_CLAUSE_END}|\s+(?:to|for|on|in|with|across|beyond|at|as|"
+    r"too|also|here|now)\b)",
+    re.IGNORECASE,
+)
 # "the others", "the rest", "the other one": the papers of the set (see `_the_set`) that the
 # last answer left out.
 _OTHERS = (
@@ -347,12 +359,14 @@ def _names_its_place(text: str) -> bool:
 
 
 def _points_by_pronoun(text: str) -> bool:
-    """A pronoun or "this paper" in a short question; not a possessive right after the verb of
-    a "which" that opens it, which is what it refers to ("which checks its proofs in Lean?",
-    while in "which datasets did their experiments use?" "their" is the last answer's)."""
+    """A pronoun, "this paper" or a "that" standing alone in a short question; not a possessive
+    right after the verb of a "which" that opens it, which is what it refers to ("which checks
+    its proofs in Lean?", while in "which datasets did their experiments use?" "their" is the
+    last answer's)."""
     text = _WHICH_POSSESSIVE.sub(r"\g<1> ", text)
     short = len(content_stems(text)) <= _SHORT
-    return short and bool(_PLURAL_REF.search(text) or _SINGULAR_REF.search(text))
+    references = (_PLURAL_REF, _SINGULAR_REF, _DEMONSTRATIVE)
+    return short and any(reference.search(text) for reference in references)
 
 
 def opens_with_which(question: str) -> str | None:

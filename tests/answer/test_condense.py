@@ -476,3 +476,47 @@ def test_how_a_keyword_topic_is_done_is_asked_of_every_paper_on_it(
     assert second.standalone == "how is privacy protected?"
     assert "Renxiang Guan" in first_authors(second), second.answer
     assert "privatized prototypes" in second.answer, second.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "rewritten"),
+    [
+        ("how do the papers fix that?", "how do the papers fix that (AlphaNet and BetaGAN)?"),
+        ("how is that fixed?", "how is that fixed (AlphaNet and BetaGAN)?"),
+        ("what causes this?", "what causes this (AlphaNet and BetaGAN)?"),
+        ("does this apply to proteins?", "does this apply to proteins (AlphaNet and BetaGAN)?"),
+    ],
+)
+def test_that_standing_alone_is_what_the_last_answer_said(question: str, rewritten: str) -> None:
+    # "what problems do LLM agents have when using tools?", then "how is that fixed?" was
+    # searched on "fixed" alone and answered from an auction paper and a sampler.
+    result = rule_rewrite(question, TWO_PAPERS)
+    assert (result.question, result.papers) == (rewritten, (ALPHA, BETA))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is it true that graph models need labels?",  # "that" opens a clause
+        "which papers use models that need labels?",
+        "how does this bot work",  # "this" before a noun that is not the last answer's
+    ],
+)
+def test_that_opening_a_clause_or_before_a_noun_points_nowhere(question: str) -> None:
+    assert rule_rewrite(question, TWO_PAPERS).method == "as-is"
+
+
+@pytest.mark.slow
+def test_how_that_is_fixed_is_asked_of_the_answer_that_said_it(real_seed_index: Index) -> None:
+    from rag import api
+    from tests.answer.chat_turns import first_authors
+
+    question = "what problems do LLM agents have when using tools?"
+    first = api.ask(question, index=real_seed_index, backend="extractive")
+    assert first_authors(first) == ["wenlong deng"], first.answer
+    for follow_up in ("how is that fixed?", "how do the papers fix that?"):
+        second = api.ask(
+            follow_up, index=real_seed_index, backend="extractive", history=[(question, first)]
+        )
+        assert first_authors(second) == ["wenlong deng"], (follow_up, second.answer)
+        assert "stabilizes training" in second.answer, (follow_up, second.answer)
