@@ -87,8 +87,8 @@ _CLAUSE_END = r"(?=\s*(?:[?.!,;:)]|$))"
 _DEMONSTRATIVE = re.compile(
     rf"\b(?:that|this){_CLAUSE_END}"
     r"|\b(?:is|was|are|were|does|did|do|can|could|would|will|has|have|had|should|might|may)"
-    rf"\s+(?:that|this)\s+\w+(?:{_CLAUSE_END}|\s+(?:to|for|on|in|with|across|beyond|at|as|"
-    r"too|also|here|now)\b)",
+    rf"\s+(?:that|this)\s+\w+(?:{_CLAUSE_END}|\s+(?:to|for|on|in|with|from|than|by|into|over|"
+    r"under|after|before|without|across|beyond|at|as|too|also|here|now)\b)",
     re.IGNORECASE,
 )
 # "the others", "the rest", "the other one": the papers of the set (see `_the_set`) that the

@@ -319,6 +319,8 @@ def answer_stream(
             or asked_of_named(index, condensed.question, filters)
             or condensed
         )
+    else:
+        condensed = _naming_another(index, condensed, filters)
     # "who wrote it?", "authors?", "when was it published?": the record answers, not the abstract.
     fields = record_fields(condensed.original)
     if fields and not condensed.papers and history and names_only_fields(condensed.original):
@@ -376,7 +378,7 @@ def answer_stream(
                 condensed = replace(asked_of(query, previous, "context"), pick=words)
                 query = standalone = condensed.question
             elif theirs:  # none when every one of them is a title-only record
-                condensed = asked_of(query, theirs, "context")
+                condensed = _naming_another(index, asked_of(query, theirs, "context"), filters)
                 query = standalone = condensed.question
     decision = None
     chance: dict[str, float] = {}  # the per-paper judgement's probabilities, where it was made
@@ -973,6 +975,18 @@ def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:
 
 def _authors_of(paper: Paper) -> str:
     return author_phrase(paper.authors, paper.authors_truncated)
+
+
+def _naming_another(index: Index, condensed: Condensed, filters: Filters | None) -> Condensed:
+    """A follow-up asked of the last answer's papers that names another paper by its method
+    ("how does it compare to CELL?" after CLINIC, rewritten "how does CLINIC compare to
+    CELL?") is asked of both (rag/answer/named_papers.py); a choice among a set is not."""
+    if not condensed.papers or condensed.pick is not None:
+        return condensed
+    both = asked_of_named(index, condensed.question, filters)
+    if both is None or not {p.id for p in both.papers} - {p.id for p in condensed.papers}:
+        return condensed
+    return replace(both, original=condensed.original)
 
 
 def _source_of(index: Index, text: str) -> Paper | None:

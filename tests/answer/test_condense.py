@@ -485,6 +485,7 @@ def test_how_a_keyword_topic_is_done_is_asked_of_every_paper_on_it(
         ("how is that fixed?", "how is that fixed (AlphaNet and BetaGAN)?"),
         ("what causes this?", "what causes this (AlphaNet and BetaGAN)?"),
         ("does this apply to proteins?", "does this apply to proteins (AlphaNet and BetaGAN)?"),
+        ("is that better than GANs?", "is that better than GANs (AlphaNet and BetaGAN)?"),
     ],
 )
 def test_that_standing_alone_is_what_the_last_answer_said(question: str, rewritten: str) -> None:

@@ -88,3 +88,24 @@ def test_a_comparison_cites_every_paper_it_names(
 ) -> None:
     answer = api.ask(question, index=real_seed_index)
     assert set(first_authors(answer)) == authors, answer.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "follow_up", "authors"),
+    [
+        ("what is CLINIC?", "how does it compare to CELL?", {"Yifan Wang", "Hourun Li"}),
+        ("what is CLINIC?", "is it faster than ICGNN?", {"Yifan Wang", "Wei Ju"}),
+        ("what does TreePO do?", "and how does that compare to TRM?", {"Yizhi Li", "Yingru Li"}),
+    ],
+)
+def test_a_follow_up_naming_another_paper_asks_it_too(
+    real_seed_index: Index, first: str, follow_up: str, authors: set[str]
+) -> None:
+    # After an answer on CLINIC, "how does it compare to CELL?" was asked of CLINIC alone
+    # ("how does CLINIC compare to CELL?"), and CELL, named by the user, was not cited.
+    answer = api.ask(first, index=real_seed_index, backend="extractive")
+    second = api.ask(
+        follow_up, index=real_seed_index, backend="extractive", history=[(first, answer)]
+    )
+    assert set(first_authors(second)) == authors, (second.standalone, second.answer)
