@@ -3,6 +3,11 @@
 `ask_each` answers every question of a JSON-lines file (`q`) with `rag ask` (extractive) over a
 copy of a seed index; `write_tagged` writes bench/results/NAME_TAG.json (the per-part table and
 every question's outcome) and appends the table, under its tag, to bench/results/NAME.md.
+
+The two-turn benches (a first message, then a follow-up) share `follow_ups_asked`, which asks
+each session's `first` and then its `second` with the first answer as history, and
+`write_sessions`, which writes every session's outcome to bench/results/NAME_TAG.json and
+appends the table to bench/results/NAME.md (headed by the bench's docstring when new).
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +25,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.answers.paper_choice import open_index  # noqa: E402
 from rag import api  # noqa: E402
+from rag.answer.pipeline import Answer  # noqa: E402
+from rag.index.paper_index import Index  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 
@@ -58,3 +65,33 @@ def write_tagged(
     with (RESULTS / f"{name}.md").open("a", encoding="utf-8") as f:
         f.write("\n" + text)
     return text
+
+
+def follow_ups_asked(
+    index: Index, sessions: Iterable[dict[str, Any]]
+) -> Iterator[tuple[dict[str, Any], Answer, Answer]]:
+    """Yield each session with its two answers (extractive): `first` asked as a chat's first
+    message, then `second` with that exchange as the history."""
+    settings = index.settings
+    for s in sessions:
+        first = api.ask(s["first"], settings=settings, index=index, backend=None)
+        second = api.ask(
+            s["second"], settings=settings, index=index, backend=None, history=[(s["first"], first)]
+        )
+        yield s, first, second
+
+
+def write_sessions(
+    name: str, title: str, doc: str, tag: str, rows: list[dict[str, Any]], table: list[str]
+) -> None:
+    """Write run `tag` of two-turn bench `name`: every session's outcome to NAME_TAG.json, and
+    its `table` lines appended to NAME.md (a new file opens with `title` and `doc`); print them."""
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}_{tag}.json").write_text(
+        json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    md = RESULTS / f"{name}.md"
+    head = [] if md.exists() else [f"# {title}", "", doc, ""]
+    with md.open("a", encoding="utf-8") as f:
+        f.write("\n".join([*head, *table]) + "\n")
+    print("\n".join(table))

@@ -14,7 +14,6 @@ bench/results/named_followups_TAG.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -25,11 +24,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.answers.labelled_runs import follow_ups_asked, write_sessions  # noqa: E402
 from rag import api  # noqa: E402
 from rag.answer.named_papers import method_of  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
-RESULTS = ROOT / "bench" / "results"
 PHRASINGS = (
     "how does it compare to {y}?",
     "is it better than {y}?",
@@ -59,14 +58,9 @@ def sessions(papers: list[Any]) -> list[dict[str, Any]]:
 
 
 def run(index_dir: Path) -> list[dict[str, Any]]:
-    settings = Settings(index_dir=index_dir)
-    index = api.open_index(settings=settings)
+    index = api.open_index(settings=Settings(index_dir=index_dir))
     rows = []
-    for s in sessions(list(index.papers.values())):
-        first = api.ask(s["first"], settings=settings, index=index, backend=None)
-        second = api.ask(
-            s["second"], settings=settings, index=index, backend=None, history=[(s["first"], first)]
-        )
+    for s, first, second in follow_ups_asked(index, sessions(list(index.papers.values()))):
         cited = {c.hit.paper.id for c in second.citations}
         first_cited = [c.hit.paper.id for c in first.citations]
         rows.append(
@@ -107,16 +101,8 @@ def main() -> None:
     parser.add_argument("--tag", default="run")
     args = parser.parse_args()
     rows = run(args.index)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"named_followups_{args.tag}.json").write_text(
-        json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    md = RESULTS / "named_followups.md"
-    head = [] if md.exists() else ["# A follow-up naming another paper", "", __doc__, ""]
-    lines = table(rows, args.tag)
-    with md.open("a", encoding="utf-8") as f:
-        f.write("\n".join([*head, *lines]) + "\n")
-    print("\n".join(lines))
+    title = "A follow-up naming another paper"
+    write_sessions("named_followups", title, __doc__, args.tag, rows, table(rows, args.tag))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ bench/results/topic_followups_TAG.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -27,22 +26,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench.answers.labelled_runs import follow_ups_asked, write_sessions  # noqa: E402
 from bench.answers.paper_choice import read  # noqa: E402
 from rag import api  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
-RESULTS = ROOT / "bench" / "results"
-
 
 def run(index_dir: Path) -> list[dict[str, Any]]:
-    settings = Settings(index_dir=index_dir)
-    index = api.open_index(settings=settings)
+    index = api.open_index(settings=Settings(index_dir=index_dir))
     rows = []
-    for s in read("topic_it_followups.jsonl"):
-        first = api.ask(s["first"], settings=settings, index=index, backend=None)
-        second = api.ask(
-            s["second"], settings=settings, index=index, backend=None, history=[(s["first"], first)]
-        )
+    for s, first, second in follow_ups_asked(index, read("topic_it_followups.jsonl")):
         cited = {c.hit.paper.authors[0] for c in second.citations}
         relevant, topic = set(s["relevant"]), set(s["topic_papers"])
         rows.append(
@@ -107,16 +100,8 @@ def main() -> None:
     parser.add_argument("--tag", default="run")
     args = parser.parse_args()
     rows = run(args.index)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"topic_followups_{args.tag}.json").write_text(
-        json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    md = RESULTS / "topic_followups.md"
-    head = [] if md.exists() else ["# 'It' after a keyword query", "", __doc__, ""]
-    lines = table(rows, args.tag)
-    with md.open("a", encoding="utf-8") as f:
-        f.write("\n".join([*head, *lines]) + "\n")
-    print("\n".join(lines))
+    title = "'It' after a keyword query"
+    write_sessions("topic_followups", title, __doc__, args.tag, rows, table(rows, args.tag))
 
 
 if __name__ == "__main__":

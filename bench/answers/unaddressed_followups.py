@@ -19,7 +19,6 @@ bench/results/unaddressed_followups_TAG.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -32,6 +31,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
+from bench.answers.labelled_runs import follow_ups_asked, write_sessions  # noqa: E402
 from bench.answers.paper_choice import read  # noqa: E402
 from rag import api, prompts  # noqa: E402
 from rag.answer.evidence import paper_sentences  # noqa: E402
@@ -40,7 +40,6 @@ from rag.ingest.wanted import question_terms, term_share  # noqa: E402
 from rag.records import Paper  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
-RESULTS = ROOT / "bench" / "results"
 # The answer's note that its paper does not address what was asked, or does not state it
 # (a dataset, a number, whether the code is out).
 NOT_ADDRESSED = re.compile(
@@ -70,14 +69,9 @@ def features(index: Index, follow_up: str, paper: Paper) -> dict[str, float]:
 
 
 def run(index_dir: Path) -> list[dict[str, Any]]:
-    settings = Settings(index_dir=index_dir)
-    index = api.open_index(settings=settings)
+    index = api.open_index(settings=Settings(index_dir=index_dir))
     rows = []
-    for s in read("unaddressed_followups.jsonl"):
-        first = api.ask(s["first"], settings=settings, index=index, backend=None)
-        second = api.ask(
-            s["second"], settings=settings, index=index, backend=None, history=[(s["first"], first)]
-        )
+    for s, first, second in follow_ups_asked(index, read("unaddressed_followups.jsonl")):
         cited = [c.hit.paper.authors[0] for c in second.citations]
         # "No paper's title or abstract uses 'hallucination'" says so as well, citing nothing.
         says = bool(NOT_ADDRESSED.search(second.answer)) or second.abstained
@@ -128,16 +122,8 @@ def main() -> None:
     parser.add_argument("--tag", default="run")
     args = parser.parse_args()
     rows = run(args.index)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"unaddressed_followups_{args.tag}.json").write_text(
-        json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    md = RESULTS / "unaddressed_followups.md"
-    head = [] if md.exists() else ["# Follow-ups the abstract does not address", "", __doc__, ""]
-    lines = table(rows, args.tag)
-    with md.open("a", encoding="utf-8") as f:
-        f.write("\n".join([*head, *lines]) + "\n")
-    print("\n".join(lines))
+    title = "Follow-ups the abstract does not address"
+    write_sessions("unaddressed_followups", title, __doc__, args.tag, rows, table(rows, args.tag))
     for r in rows:
         if not r["right"]:
             print(r["id"], r["split"], "addressed" if r["addressed"] else "NOT", r["answer"][:140])
