@@ -78,7 +78,7 @@ _SINGULAR_REF = re.compile(
     rf"which|from|with)\b)|it|its|itself)\b(?!\s*\[)",
     re.IGNORECASE,
 )
-_BARE_IT = re.compile(r"it|itself", re.IGNORECASE)
+_BARE_IT = frozenset({"it", "itself"})  # of `_SINGULAR_REF`'s matches, those that name no noun
 # "that" or "this" standing alone for what the last answer said: at the end of a clause ("how
 # do the papers fix that?", "what causes this?") or as the subject of a short clause after an
 # auxiliary ("how is that fixed?", "does this apply to PPO?"); not "that" opening a clause
@@ -454,7 +454,7 @@ def rule_rewrite(
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
     bare_words = _keyword_topic(last) if found is not None and len(numbers) > 1 else None
-    if found is not None and bare_words and _BARE_IT.fullmatch(found.group()):
+    if found is not None and bare_words and found.group().lower() in _BARE_IT:
         # "privacy" answered from two papers, then "how is it protected?": "it" is the topic,
         # and the per-paper judgement picks among all of the answer's papers on it
         rewritten = question[: found.start()] + bare_words + question[found.end() :]
