@@ -50,6 +50,12 @@ ABSTAIN = (
 # Said after ABSTAIN's first sentence when some of the question's words are in no paper at all
 # ("DPO vs PPO?": "PPO"), which tells a reader whether to rephrase or fix a typo.
 NO_PAPER_USES = "No paper's title or abstract uses {words}."
+# Said first when one paper answers a question the collection signals reject and some of its
+# topic words are in no paper ("polysemantic neurons"): what follows is on the other words only.
+NEAREST_ONLY = (
+    "No paper's title or abstract uses {words}, so what follows is only the nearest the "
+    "collection comes to this question."
+)
 
 # "What about the others?" after an answer that showed every paper on its topic: no other one
 # qualifies. Not "no paper on this", which the previous answer shows to be false.

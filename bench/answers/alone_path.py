@@ -39,7 +39,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.answers.paper_choice import open_index, questions, read  # noqa: E402
 from rag.answer import paper_choice  # noqa: E402
-from rag.answer.abstention import decide, question_terms  # noqa: E402
+from rag.answer.abstention import decide, question_terms, words_no_paper_holds  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import search  # noqa: E402
 from rag.index.spelling import corrected  # noqa: E402
@@ -87,6 +87,8 @@ def measured(index: Index, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "answerability": round(decision.probability, 4),
                 "best_probability": round(best.probability, 4),
                 "best_right": best.hit.paper.authors[0] in row["relevant"],
+                # The answer then says first that no paper uses these words (NEAREST_ONLY).
+                "unheld": words_no_paper_holds(index, query),
             }
         )
     return out
@@ -106,6 +108,12 @@ def outcome(rows: list[dict[str, Any]], least_p: float, least_a: float) -> dict[
         "rejected unanswerable": len(rejected) - len(answerable),
         "false answers": sum(not r["answerable"] for r in alone),
         "false answer ids": [r["id"] for r in alone if not r["answerable"]],
+        "saves said nearest only": sum(
+            r["answerable"] and r["best_right"] and bool(r["unheld"]) for r in alone
+        ),
+        "false answers said nearest only": sum(
+            not r["answerable"] and bool(r["unheld"]) for r in alone
+        ),
     }
 
 
@@ -125,8 +133,8 @@ def table(
 ) -> list[str]:
     lines = [
         "| bars | part | rejected answerable | saved | wrong paper | rejected unanswerable "
-        "| false answers |",
-        "|---|---|---|---|---|---|---|",
+        "| false answers | saves said nearest only | false answers said nearest only |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, pa in bars.items():
         for part, rows in parts.items():
@@ -134,7 +142,8 @@ def table(
             lines.append(
                 f"| {name} | {part} | {o['rejected answerable']} | {o['saved']} | "
                 f"{o['answered wrong paper']} | {o['rejected unanswerable']} | "
-                f"{o['false answers']} |"
+                f"{o['false answers']} | {o['saves said nearest only']} | "
+                f"{o['false answers said nearest only']} |"
             )
     return lines
 
@@ -162,7 +171,10 @@ def main() -> None:
         "",
         "Bars are (least paper probability, least answerability). Only questions the collection "
         "signals reject are counted: `saved` are answerable ones the path answers from a right "
-        "paper, `false answers` unanswerable ones it answers.",
+        "paper, `false answers` unanswerable ones it answers. An answer of this path whose "
+        "question has topic words no paper holds opens by saying so, and that what follows is "
+        "only the nearest the collection comes (`prompts.NEAREST_ONLY`): the last two columns "
+        "count those.",
         "",
         *table(parts, bars),
         "",

@@ -384,6 +384,7 @@ def answer_stream(
     chance: dict[str, float] = {}  # the per-paper judgement's probabilities, where it was made
     outside = False  # the answer's papers are not among the previous answer's (a choice's)
     unaddressed = False  # a people question whose other words none of their papers is about
+    unheld: list[str] = []  # topic words no paper holds, of a question one paper answers alone
     if condensed.pick is not None:
         # "Which of them is about fairness?", "Are any of them ...?": the per-paper judgement on
         # the question's own words picks among the papers referred to; when none qualifies, the
@@ -417,6 +418,8 @@ def answer_stream(
         judged = paper_choice.judge(index, query, hits, terms, decision)
         chance = {j.hit.paper.id: j.probability for j in judged}
         relevant = _chosen_papers(hits, judged, decision, settings)
+        if relevant and not decision.answerable:
+            unheld = words_no_paper_holds(index, query)
     # "What about the others?": judged as the set's question was, less the papers shown then.
     shown_before = {p.id for p in condensed.excluded}
     if shown_before:
@@ -528,6 +531,9 @@ def answer_stream(
         )
     elif condensed.method == "people" and condensed.pick is None:
         yield render.note(their_papers(condensed, len(relevant), unaddressed, bool(filters)))
+    elif unheld:  # "polysemantic neurons": a paper on neurons is no paper on the question
+        timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+        yield render.note(prompts.NEAREST_ONLY.format(words=_quoted(unheld)))
     timings["evidence_s"] = time.perf_counter() - t0
     bullets = kind is Kind.LIST
 

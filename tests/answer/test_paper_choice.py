@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag import api
+from rag import api, prompts
 from rag.answer.abstention import question_terms, words_no_paper_holds
 from rag.index.paper_index import Index
 
@@ -129,3 +129,23 @@ def test_an_alternative_alone_does_not_bring_a_paper_off_the_question(
     found = cited(real_seed_index, "How do pseudo-labels help with unlabeled nodes or graphs?")
     assert "Wei Ju" in found
     assert not {"Yifan Wang", "Yumeng Zhao"} & found
+
+
+@pytest.mark.slow
+def test_a_paper_answering_alone_says_first_which_words_no_paper_uses(
+    real_seed_index: Index,
+) -> None:
+    # A paper on neurons answered "polysemantic neurons" as though it were about them.
+    answer = api.ask("polysemantic neurons", index=real_seed_index, backend=None)
+    assert answer.citations and not answer.abstained
+    assert answer.answer.startswith(prompts.NEAREST_ONLY.format(words="“polysemantic”"))
+    assert answer.sentences[0]["note"] and not answer.sentences[0]["citations"]
+
+
+@pytest.mark.slow
+def test_a_terse_query_whose_words_a_paper_holds_is_answered_without_that_line(
+    real_seed_index: Index,
+) -> None:
+    answer = api.ask("DPO versus RLHF", index=real_seed_index, backend=None)
+    assert {c.hit.paper.authors[0] for c in answer.citations} == {"Yonggang Zhang"}
+    assert not answer.answer.startswith("No paper")
