@@ -298,6 +298,10 @@ def content_stems(text: str) -> list[str]:
 _DEFINITION = re.compile(
     r"((?:[A-Za-z][\w'-]*\s+){1,8})\(\s*([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\s*\)"
 )
+# Where `_DEFINITION` can end, and how far before it its eight words can start.
+_PARENTHESISED = re.compile(r"\(\s*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\s*\)")
+_LOOK_BACK = 400
+_DEFINITION_ENDING = re.compile(_DEFINITION.pattern + r"\Z")
 _SMALL = frozenset(["of", "for", "and", "the", "a", "an", "in", "on", "to", "with", "via", "by"])
 
 
@@ -344,10 +348,18 @@ def _spelled_out(words: list[str], acronym: str) -> list[str] | None:
 
 
 def definitions(texts: Iterable[str]) -> dict[str, set[tuple[str, ...]]]:
-    """Return each defined acronym (singular, lower case) with the word lists it stands for."""
+    """Return each defined acronym (singular, lower case) with the word lists it stands for.
+
+    `_DEFINITION` is matched only where an acronym stands in parentheses, on the words before
+    it: run over a whole abstract it tried every position, five seconds for SciFact's 5,183.
+    """
     found: dict[str, set[tuple[str, ...]]] = {}
     for text in texts:
-        for match in _DEFINITION.finditer(text):
+        for paren in _PARENTHESISED.finditer(text):
+            start = max(0, paren.start() - _LOOK_BACK)
+            match = _DEFINITION_ENDING.search(text, start, paren.end())
+            if match is None:
+                continue
             acronym = singular(match.group(2))
             words = _spelled_out(match.group(1).split(), acronym)
             if words:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rag.index.acronyms import Expander, defined
 from rag.text import singular_acronyms
 
 if TYPE_CHECKING:
@@ -33,7 +34,9 @@ _NAME = re.compile(r"(?<=\w\s)[A-Z][A-Za-z]{2,}\b|\b[A-Za-z][a-z]*[A-Z][A-Za-z]*
 _VERSIONED = re.compile(r"([a-z]{3,})\d[a-z0-9]*")
 # Part of every fingerprint: bump it when the tokenization or the indexed text changes, so that
 # an index saved by an older version is rebuilt instead of being trusted.
-FORMAT = "bm25s-3"  # 2: area and authors indexed too; 3: acronym plurals read as singular
+# 2: area and authors indexed too; 3: acronym plurals read as singular; 4: a defined acronym's
+# words spelled out read as the acronym too (rag/index/acronyms.py)
+FORMAT = "bm25s-4"
 
 
 def paper_text(paper: Paper) -> str:
@@ -81,9 +84,15 @@ def _stemmer():  # type: ignore[no-untyped-def]
 class BM25Index:
     """BM25 over one text per paper; `search` returns (paper_id, score), best first."""
 
-    def __init__(self, ids: Sequence[str], model: object | None) -> None:
+    def __init__(
+        self,
+        ids: Sequence[str],
+        model: object | None,
+        acronyms: dict[str, list[str]] | None = None,
+    ) -> None:
         self.ids = list(ids)
         self._model = model
+        self.acronyms = Expander(acronyms or {})
         self._stem = _stemmer()
         self.fingerprint = fingerprint(self.ids)
         self._positions = {pid: i for i, pid in enumerate(self.ids)}
@@ -91,19 +100,21 @@ class BM25Index:
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str]) -> BM25Index:
-        """Index `texts` (one per id)."""
+        """Index `texts` (one per id), each with the defined acronyms it spells out."""
         bm25s = _bm25s()
         if not ids:
             return cls([], None)
+        acronyms = defined(texts)
+        expander = Expander(acronyms)
         tokens = bm25s.tokenize(
-            [singular_acronyms(t) for t in texts],
+            [singular_acronyms(expander.expand(t)) for t in texts],
             stopwords="en",
             stemmer=_stemmer(),
             show_progress=False,
         )
         model = bm25s.BM25()
         model.index(tokens, show_progress=False)
-        return cls(ids, model)
+        return cls(ids, model, acronyms)
 
     def save(self, folder: Path) -> None:
         """Write the index to `folder` (replacing what was there)."""
@@ -111,7 +122,9 @@ class BM25Index:
         if self._model is not None:
             self._model.save(str(folder))  # type: ignore[attr-defined]
         tmp = folder / "ids.json.tmp"
-        tmp.write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
+        acronyms = self.acronyms.acronyms
+        meta = {"fingerprint": self.fingerprint, "ids": self.ids, "acronyms": acronyms}
+        tmp.write_text(json.dumps(meta))
         tmp.replace(folder / "ids.json")  # written last and atomically: marks the save complete
 
     @classmethod
@@ -127,7 +140,7 @@ class BM25Index:
         except Exception as exc:  # a half-written or foreign folder: rebuild instead
             log.warning("BM25 index at %s is unreadable (%s); it will be rebuilt", folder, exc)
             return None
-        loaded = cls(meta["ids"], model)
+        loaded = cls(meta["ids"], model, meta.get("acronyms"))
         # As saved, so that an index of an older FORMAT reads as stale and is rebuilt.
         loaded.fingerprint = str(meta.get("fingerprint", ""))
         return loaded

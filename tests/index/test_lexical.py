@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from rag.index.acronyms import Expander, defined
 from rag.index.lexical import paper_text
 from rag.ingest.parsers import parse_path
 from tests.conftest import ROOT, SEEDS
@@ -58,7 +59,11 @@ def test_bm25_without_scipy_scores_as_bm25s_with_scipy() -> None:
     texts = [paper_text(p) for f in sorted(SEEDS.iterdir()) for p in parse_path(f).papers]
     out = _child(CHILD.format(root=str(ROOT), n=len(texts), queries=QUERIES), texts)
     assert out["scipy"] is False
-    reference = _child(WITH_SCIPY.format(queries=QUERIES), texts)
+    # As our index reads them: with the defined acronyms a paper spells out (rag/index/acronyms.py).
+    expander = Expander(defined(texts))
+    read = [expander.expand(t) for t in texts]
+    assert read != texts
+    reference = _child(WITH_SCIPY.format(queries=QUERIES), read)
     assert reference["scipy"] is True
     for got, want in zip(out["scores"], reference["scores"], strict=True):
         assert np.allclose(got, want, atol=1e-6)
@@ -85,6 +90,36 @@ def test_an_acronym_finds_its_plural_and_the_plural_its_acronym() -> None:
     # A word's plural is the stemmer's business, and words with one capital are words.
     assert index.search("sensor network", 3)[0][0] == "sensor"
     assert index.stem("Sensors") == index.stem("sensor")
+
+
+def test_an_acronym_finds_the_papers_spelling_out_what_the_collection_defines_it_as() -> None:
+    from rag.index.lexical import BM25Index
+
+    texts = [
+        "Large language models (LLMs) reason with tools.",
+        "Federated fine-tuning customizes large language models on private data.",
+        "A large model of language acquisition in children.",  # not the words in order
+        "Out of distribution detection for graphs (OOD).",  # no definition: initials differ
+        "LLM agents call tools.",
+    ]
+    index = BM25Index.build(["defines", "spells", "apart", "ood", "names"], texts)
+    spelled = {"defines", "spells", "names"}
+    assert {pid for pid, _ in index.search("LLMs", 5)} == spelled
+    assert {pid for pid, _ in index.search("which papers use an LLM?", 5)} == spelled
+    # A query's words are not read as the acronym, nor the words added to a paper naming it.
+    assert "names" not in {pid for pid, _ in index.search("large language models", 5)}
+    assert [pid for pid, _ in index.search("OOD", 5)] == ["ood"]
+
+
+def test_a_saved_index_keeps_the_acronyms_it_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from rag.index.lexical import BM25Index
+
+    BM25Index.build(["a", "b"], ["Graph neural networks (GNNs).", "graph neural networks"]).save(
+        tmp_path
+    )
+    loaded = BM25Index.load(tmp_path)
+    assert loaded is not None and loaded.acronyms.acronyms == {"gnn": ["graph neural networks"]}
+    assert {pid for pid, _ in loaded.search("GNN", 2)} == {"a", "b"}
 
 
 def test_a_name_finds_its_versions_a_plain_word_not_its_footnotes() -> None:
