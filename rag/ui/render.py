@@ -143,6 +143,15 @@ def is_fallback(answer: Answer) -> bool:
     return answer.notice is not None and answer.backend != "extractive" and quoted
 
 
+def _opening_note(answer: Answer) -> str | None:
+    """The composer's note an answer opens with, when more follows it (else None): shown as its
+    own paragraph, not run into the first quoted sentence."""
+    shown = [s for s in answer.sentences if s.get("shown")]
+    text = str(shown[0].get("text", "")) if shown and shown[0].get("reason") == "note" else ""
+    rest = answer.answer[len(text) :].strip() if answer.answer.startswith(text) else ""
+    return text if text and rest else None
+
+
 def render_turn(answer: Answer, *, turn: int = 0) -> str:
     """Return the final chat message for `answer` to question `turn`, marked by its kind.
 
@@ -163,6 +172,9 @@ def render_turn(answer: Answer, *, turn: int = 0) -> str:
         parts.append(f"{_label('abstained', said)} {render_answer(answer.answer, turn=turn)}")
     elif answer.answer == prompts.ENGLISH_ONLY:  # a Chinese question: no search was made
         parts.append(f"{_label('note', 'English only')} {render_answer(answer.answer, turn=turn)}")
+    elif note := _opening_note(answer):  # "None of the papers listed earlier ...": apart
+        parts.append(render_answer(note, turn=turn))
+        parts.append(render_answer(answer.answer[len(note) :].lstrip(), turn=turn))
     else:
         parts.append(render_answer(answer.answer, turn=turn))
     if answer.notice and not answer.abstained:

@@ -649,6 +649,10 @@ def test_a_fallback_that_opens_with_a_note_on_the_set_is_still_marked_as_a_fallb
     shown = ui.render_turn(answer)
     assert '<span class="turn-label turn-fallback">Fallback</span>' in shown, shown
     assert "turn-note" not in shown
+    # The note is a paragraph of its own, not run into the quoted sentence after it.
+    note, quoted = shown.split("\n\n")[:2]
+    assert note == ui_render.render_answer(prompts.NONE_IN_SET), shown
+    assert quoted.startswith("Fair ERM can be corrected"), shown
 
 
 def test_a_question_the_bundled_models_cannot_read_is_labelled_so() -> None:
