@@ -84,6 +84,9 @@ from rag.text import split_sentences
 SYNTHESIS_SENTENCES = 2
 # An earlier answer's sentence, read back from the chat's text, is one of this many closest papers'.
 _SOURCE_CANDIDATES = 5
+# An extractive answer drawing on this many papers or more gives each its own line, however the
+# question was worded: "LLMs" cited nine papers in one paragraph.
+LINES_FROM_PAPERS = 3
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
@@ -631,7 +634,9 @@ def answer_stream(
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield render.note(composed.note)
         papers = len(composed.lines) - len(composed.joined)  # a tie goes on its paper's line
-        bullets = bullets or (composed.note is not None and papers > 1)
+        bullets = (
+            bullets or (composed.note is not None and papers > 1) or (papers >= LINES_FROM_PAPERS)
+        )
     else:
         # Below the model's synthesis, one line for each paper the answer uses that it did not
         # cite: a "which papers" answer lists them all, whoever wrote the first sentences.

@@ -214,6 +214,22 @@ def test_which_papers_lists_every_paper_one_per_line(real_seed_index: Index) -> 
 
 
 @pytest.mark.slow
+def test_an_answer_on_many_papers_gives_each_its_line_however_it_was_asked(
+    real_seed_index: Index,
+) -> None:
+    # "LLMs" cited nine papers in one paragraph: the layout follows how many papers the answer
+    # uses, not only a "which papers" wording.
+    result = answer(real_seed_index, "LLMs", settings=real_seed_index.settings, backend=None)
+    lines = result.answer.splitlines()
+    assert len(result.citations) >= 3
+    assert len(lines) == len(result.citations), result.answer
+    assert all(line.startswith("- ") for line in lines), result.answer
+    # Two papers still read as one paragraph.
+    two = answer(real_seed_index, "privacy", settings=real_seed_index.settings, backend=None)
+    assert len(two.citations) == 2 and "\n- " not in two.answer, two.answer
+
+
+@pytest.mark.slow
 def test_says_plainly_when_the_abstract_does_not_state_it(real_seed_index: Index) -> None:
     settings = real_seed_index.settings
     result = answer(
