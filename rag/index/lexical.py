@@ -35,8 +35,9 @@ _VERSIONED = re.compile(r"([a-z]{3,})\d[a-z0-9]*")
 # Part of every fingerprint: bump it when the tokenization or the indexed text changes, so that
 # an index saved by an older version is rebuilt instead of being trusted.
 # 2: area and authors indexed too; 3: acronym plurals read as singular; 4: a defined acronym's
-# words spelled out read as the acronym too (rag/index/acronyms.py)
-FORMAT = "bm25s-4"
+# words spelled out read as the acronym too (rag/index/acronyms.py); 5: not an acronym whose
+# digits its words lack, nor one the texts use as a plain word, nor one a text names as "GWAS"
+FORMAT = "bm25s-5"
 
 
 def paper_text(paper: Paper) -> str:
@@ -84,15 +85,9 @@ def _stemmer():  # type: ignore[no-untyped-def]
 class BM25Index:
     """BM25 over one text per paper; `search` returns (paper_id, score), best first."""
 
-    def __init__(
-        self,
-        ids: Sequence[str],
-        model: object | None,
-        acronyms: dict[str, list[str]] | None = None,
-    ) -> None:
+    def __init__(self, ids: Sequence[str], model: object | None) -> None:
         self.ids = list(ids)
         self._model = model
-        self.acronyms = Expander(acronyms or {})
         self._stem = _stemmer()
         self.fingerprint = fingerprint(self.ids)
         self._positions = {pid: i for i, pid in enumerate(self.ids)}
@@ -104,8 +99,7 @@ class BM25Index:
         bm25s = _bm25s()
         if not ids:
             return cls([], None)
-        acronyms = defined(texts)
-        expander = Expander(acronyms)
+        expander = Expander(defined(texts))
         tokens = bm25s.tokenize(
             [singular_acronyms(expander.expand(t)) for t in texts],
             stopwords="en",
@@ -114,7 +108,7 @@ class BM25Index:
         )
         model = bm25s.BM25()
         model.index(tokens, show_progress=False)
-        return cls(ids, model, acronyms)
+        return cls(ids, model)
 
     def save(self, folder: Path) -> None:
         """Write the index to `folder` (replacing what was there)."""
@@ -122,9 +116,7 @@ class BM25Index:
         if self._model is not None:
             self._model.save(str(folder))  # type: ignore[attr-defined]
         tmp = folder / "ids.json.tmp"
-        acronyms = self.acronyms.acronyms
-        meta = {"fingerprint": self.fingerprint, "ids": self.ids, "acronyms": acronyms}
-        tmp.write_text(json.dumps(meta))
+        tmp.write_text(json.dumps({"fingerprint": self.fingerprint, "ids": self.ids}))
         tmp.replace(folder / "ids.json")  # written last and atomically: marks the save complete
 
     @classmethod
@@ -140,7 +132,7 @@ class BM25Index:
         except Exception as exc:  # a half-written or foreign folder: rebuild instead
             log.warning("BM25 index at %s is unreadable (%s); it will be rebuilt", folder, exc)
             return None
-        loaded = cls(meta["ids"], model, meta.get("acronyms"))
+        loaded = cls(meta["ids"], model)
         # As saved, so that an index of an older FORMAT reads as stale and is rebuilt.
         loaded.fingerprint = str(meta.get("fingerprint", ""))
         return loaded
