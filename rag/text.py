@@ -302,6 +302,8 @@ _DEFINITION = re.compile(
 _PARENTHESISED = re.compile(r"\(\s*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\s*\)")
 _LOOK_BACK = 400
 _DEFINITION_ENDING = re.compile(_DEFINITION.pattern + r"\Z")
+_WORD_CHAR = re.compile(r"[\w'\s-]")  # in a word, or in the spaces after one
+_IN_WORD = re.compile(r"[\w'-]")
 _SMALL = frozenset(["of", "for", "and", "the", "a", "an", "in", "on", "to", "with", "via", "by"])
 
 
@@ -355,11 +357,19 @@ def definitions(texts: Iterable[str]) -> dict[str, set[tuple[str, ...]]]:
     """
     found: dict[str, set[tuple[str, ...]]] = {}
     for text in texts:
+        after = 0  # where the last definition ended: as `finditer`, none overlaps it
         for paren in _PARENTHESISED.finditer(text):
-            start = max(0, paren.start() - _LOOK_BACK)
+            start = max(after, paren.start() - _LOOK_BACK)
             match = _DEFINITION_ENDING.search(text, start, paren.end())
+            if start > after and _WORD_CHAR.match(text, start - 1):
+                # The window cut a word (or a run of spaces after one) that the words may begin
+                # with: read from the last definition on, as `finditer` would.
+                first = match.start() if match is not None else paren.start()
+                if not text[start:first].strip() or _IN_WORD.match(text, first - 1):
+                    match = _DEFINITION_ENDING.search(text, after, paren.end())
             if match is None:
                 continue
+            after = match.end()
             acronym = singular(match.group(2))
             words = _spelled_out(match.group(1).split(), acronym)
             if words:
