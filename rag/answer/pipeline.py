@@ -429,8 +429,9 @@ def answer_stream(
         relevant = [h for h in relevant if h.paper.id not in shown_before]
         hits = [h for h in hits if h.paper.id not in shown_before]
     if fields and relevant and not outside:  # "who are the authors of the paper on X?"
+        note = prompts.NEAREST_ONLY.format(words=_quoted(unheld)) if unheld else None
         yield from _record_answer(
-            question, relevant, fields, name, timings, t0, standalone, notice, language
+            question, relevant, fields, name, timings, t0, standalone, notice, language, note
         )
         return
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
@@ -773,9 +774,19 @@ def _record_answer(
     standalone: str | None = None,
     notice: str | None = None,
     language: str = "en",
+    note: str | None = None,
 ) -> Iterator[str | Answer]:
-    """Yield each paper's record line (rag/answer/record_questions.py), cited, then the Answer."""
-    lines, sentences, citations = [], [], []
+    """Yield each paper's record line (rag/answer/record_questions.py), cited, then the Answer;
+    after `note` (`prompts.NEAREST_ONLY`) when there is one."""
+    lines: list[str] = []
+    sentences: list[dict[str, Any]] = []
+    citations: list[Citation] = []
+    if note:
+        lines.append(note)
+        sentences.append(
+            {"text": note, "note": True, "shown": True, "supported": False, "support": 0.0,
+             "reason": "note", "citations": []}
+        )  # fmt: skip
     for n, hit in enumerate(hits, start=1):
         paper = hit.paper
         line = f"{record_line(paper, fields)} [{n}]."
@@ -934,7 +945,8 @@ def _fallback_notice(records: Sequence[dict[str, Any]]) -> str:
     """Why no sentence of the model's is shown: one its papers did not support, or only
     supported ones that did not answer the question (off it, not stating the fact asked for,
     or not the papers' first choice). A supported one that did not state the fact is the
-    reason to give, whatever else the model wrote."""
+    reason to give, whatever else the model wrote. A composer's note is none of the model's."""
+    records = [r for r in records if not r.get("note")]
     stated = all(r.get("reason") != "not_stated" for r in records)
     if stated and any(not r["supported"] for r in records):
         return prompts.NO_SUPPORTED_SENTENCE
