@@ -140,6 +140,12 @@ class Answer:
         }
 
 
+def _note_record(text: str) -> dict[str, Any]:
+    """The record of a plain statement of ours among an answer's sentences: shown, citing none."""
+    return {"text": text, "note": True, "shown": True, "supported": False, "support": 0.0,
+            "reason": "note", "citations": []}  # fmt: skip
+
+
 class _Renderer:
     """Numbers cited papers 1, 2, ... in order of first citation and renders sentences."""
 
@@ -154,10 +160,7 @@ class _Renderer:
 
     def note(self, text: str) -> str:
         """Show a plain statement of ours (no claim about a paper, so no citation)."""
-        self.sentences.append(
-            {"text": text, "note": True, "shown": True, "supported": False, "support": 0.0,
-             "reason": "note", "citations": []}
-        )  # fmt: skip
+        self.sentences.append(_note_record(text))
         piece = text if not self.parts else "\n" + text
         self.parts.append(piece)
         return piece
@@ -387,7 +390,9 @@ def answer_stream(
     chance: dict[str, float] = {}  # the per-paper judgement's probabilities, where it was made
     outside = False  # the answer's papers are not among the previous answer's (a choice's)
     unaddressed = False  # a people question whose other words none of their papers is about
-    unheld: list[str] = []  # topic words no paper holds, of a question one paper answers alone
+    nearest_only: str | None = (
+        None  # a question one paper answers alone has topic words no paper holds
+    )
     if condensed.pick is not None:
         # "Which of them is about fairness?", "Are any of them ...?": the per-paper judgement on
         # the question's own words picks among the papers referred to; when none qualifies, the
@@ -421,18 +426,19 @@ def answer_stream(
         judged = paper_choice.judge(index, query, hits, terms, decision)
         chance = {j.hit.paper.id: j.probability for j in judged}
         relevant = _chosen_papers(hits, judged, decision, settings)
-        if relevant and not decision.answerable:
-            unheld = words_no_paper_holds(index, query)
+        unheld = words_no_paper_holds(index, query) if relevant and not decision.answerable else []
+        if unheld:
+            nearest_only = prompts.NEAREST_ONLY.format(words=_quoted(unheld))
     # "What about the others?": judged as the set's question was, less the papers shown then.
     shown_before = {p.id for p in condensed.excluded}
     if shown_before:
         relevant = [h for h in relevant if h.paper.id not in shown_before]
         hits = [h for h in hits if h.paper.id not in shown_before]
     if fields and relevant and not outside:  # "who are the authors of the paper on X?"
-        note = prompts.NEAREST_ONLY.format(words=_quoted(unheld)) if unheld else None
         yield from _record_answer(
-            question, relevant, fields, name, timings, t0, standalone, notice, language, note
-        )
+            question, relevant, fields, name, timings, t0, standalone, notice, language,
+            nearest_only,
+        )  # fmt: skip
         return
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     # "Tell me more.", "the second one": a follow-up on papers already shown gets what was not
@@ -535,9 +541,9 @@ def answer_stream(
         )
     elif condensed.method == "people" and condensed.pick is None:
         yield render.note(their_papers(condensed, len(relevant), unaddressed, bool(filters)))
-    elif unheld:  # "polysemantic neurons": a paper on neurons is no paper on the question
+    elif nearest_only:  # "polysemantic neurons": a paper on neurons is no paper on the question
         timings.setdefault("first_sentence_s", time.perf_counter() - t0)
-        yield render.note(prompts.NEAREST_ONLY.format(words=_quoted(unheld)))
+        yield render.note(nearest_only)
     timings["evidence_s"] = time.perf_counter() - t0
     bullets = kind is Kind.LIST
 
@@ -783,10 +789,7 @@ def _record_answer(
     citations: list[Citation] = []
     if note:
         lines.append(note)
-        sentences.append(
-            {"text": note, "note": True, "shown": True, "supported": False, "support": 0.0,
-             "reason": "note", "citations": []}
-        )  # fmt: skip
+        sentences.append(_note_record(note))
     for n, hit in enumerate(hits, start=1):
         paper = hit.paper
         line = f"{record_line(paper, fields)} [{n}]."
