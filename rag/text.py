@@ -294,12 +294,12 @@ def content_stems(text: str) -> list[str]:
 # those words. The abstention's term coverage (`rag/answer/abstention.py`) counts such a paper
 # as holding the acronym, and the sentence choice (`rag/ingest/wanted.py`) such a sentence.
 
+# An acronym in parentheses, where a definition ends.
+_IN_PARENTHESES = r"\(\s*([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\s*\)"
 # Up to eight words, then the acronym in parentheses: "graph neural networks (GNNs)".
-_DEFINITION = re.compile(
-    r"((?:[A-Za-z][\w'-]*\s+){1,8})\(\s*([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\s*\)"
-)
+_DEFINITION = re.compile(r"((?:[A-Za-z][\w'-]*\s+){1,8})" + _IN_PARENTHESES)
 # Where `_DEFINITION` can end, and how far before it its eight words can start.
-_PARENTHESISED = re.compile(r"\(\s*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\s*\)")
+_PARENTHESISED = re.compile(_IN_PARENTHESES)
 _LOOK_BACK = 400
 _DEFINITION_ENDING = re.compile(_DEFINITION.pattern + r"\Z")
 _WORD_CHAR = re.compile(r"[\w'\s-]")  # in a word, or in the spaces after one

@@ -33,10 +33,6 @@ def _norm(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def _words(text: str) -> list[str]:
-    return [_norm(w) for w in _TOKEN.findall(text.lower())]
-
-
 def defined(texts: Sequence[str]) -> dict[str, list[str]]:
     """Return each acronym the texts define (lower case, singular) with the phrases it stands
     for, as typed in its definitions ("llm": ["large language model", "large language models"]).
@@ -64,7 +60,7 @@ class Expander:
         self._starts: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for acronym, phrases in acronyms.items():
             for phrase in phrases:
-                words = tuple(_words(phrase))
+                words = tuple(map(_norm, _TOKEN.findall(phrase.lower())))
                 if len(words) > 1:  # "beginning-of-sequence" splits; a lone word is no phrase
                     self._starts.setdefault(words[0], []).append((words, acronym))
 
@@ -72,8 +68,8 @@ class Expander:
         """Return the acronyms `text` spells out and does not name, in order of first use."""
         if not self._starts:
             return []
-        words = _words(text)
         raw = _TOKEN.findall(text.lower())
+        words = list(map(_norm, raw))
         # As typed, or without a plural's "s" ("GWAS", "DCs" for "dc"): the text names it.
         named = {*raw, *words, *(w[:-1] for w in raw if w.endswith("s"))}
         found: list[str] = []
