@@ -7,11 +7,13 @@ every question's outcome) and appends the table, under its tag, to bench/results
 The two-turn benches (a first message, then a follow-up) share `follow_ups_asked`, which asks
 each session's `first` and then its `second` with the first answer as history, and
 `write_sessions`, which writes every session's outcome to bench/results/NAME_TAG.json and
-appends the table to bench/results/NAME.md (headed by the bench's docstring when new).
+appends the table to bench/results/NAME.md (headed by the bench's docstring when new), and
+`session_bench`, their command line (`--index COPY --tag TAG`).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -95,3 +97,21 @@ def write_sessions(
     with md.open("a", encoding="utf-8") as f:
         f.write("\n".join([*head, *table]) + "\n")
     print("\n".join(table))
+
+
+def session_bench(
+    name: str,
+    title: str,
+    doc: str,
+    run: Callable[[Path], list[dict[str, Any]]],
+    table: Callable[[list[dict[str, Any]], str], list[str]],
+) -> list[dict[str, Any]]:
+    """Run two-turn bench `name` from the command line (`--index COPY --tag TAG`): its sessions
+    asked by `run`, written with `table` by `write_sessions`; return their outcomes."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
+    parser.add_argument("--tag", default="run")
+    args = parser.parse_args()
+    rows = run(args.index)
+    write_sessions(name, title, doc, args.tag, rows, table(rows, args.tag))
+    return rows

@@ -13,7 +13,6 @@ bench/results/named_followups_TAG.json.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import sys
@@ -24,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers.labelled_runs import follow_ups_asked, write_sessions  # noqa: E402
+from bench.answers.labelled_runs import follow_ups_asked, session_bench  # noqa: E402
 from rag import api  # noqa: E402
 from rag.answer.named_papers import method_of  # noqa: E402
 from rag.settings import Settings  # noqa: E402
@@ -96,13 +95,7 @@ def table(rows: list[dict[str, Any]], tag: str) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
-    parser.add_argument("--tag", default="run")
-    args = parser.parse_args()
-    rows = run(args.index)
-    title = "A follow-up naming another paper"
-    write_sessions("named_followups", title, __doc__, args.tag, rows, table(rows, args.tag))
+    session_bench("named_followups", "A follow-up naming another paper", __doc__, run, table)
 
 
 if __name__ == "__main__":

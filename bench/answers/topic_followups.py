@@ -16,7 +16,6 @@ bench/results/topic_followups_TAG.json.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -26,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers.labelled_runs import follow_ups_asked, write_sessions  # noqa: E402
+from bench.answers.labelled_runs import follow_ups_asked, session_bench  # noqa: E402
 from bench.answers.paper_choice import read  # noqa: E402
 from rag import api  # noqa: E402
 from rag.settings import Settings  # noqa: E402
@@ -95,13 +94,7 @@ def table(rows: list[dict[str, Any]], tag: str) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
-    parser.add_argument("--tag", default="run")
-    args = parser.parse_args()
-    rows = run(args.index)
-    title = "'It' after a keyword query"
-    write_sessions("topic_followups", title, __doc__, args.tag, rows, table(rows, args.tag))
+    session_bench("topic_followups", "'It' after a keyword query", __doc__, run, table)
 
 
 if __name__ == "__main__":

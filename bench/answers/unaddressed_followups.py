@@ -18,7 +18,6 @@ bench/results/unaddressed_followups_TAG.json.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -31,7 +30,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
-from bench.answers.labelled_runs import follow_ups_asked, write_sessions  # noqa: E402
+from bench.answers.labelled_runs import follow_ups_asked, session_bench  # noqa: E402
 from bench.answers.paper_choice import read  # noqa: E402
 from rag import api, prompts  # noqa: E402
 from rag.answer.evidence import paper_sentences  # noqa: E402
@@ -117,13 +116,9 @@ def table(rows: list[dict[str, Any]], tag: str) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
-    parser.add_argument("--tag", default="run")
-    args = parser.parse_args()
-    rows = run(args.index)
-    title = "Follow-ups the abstract does not address"
-    write_sessions("unaddressed_followups", title, __doc__, args.tag, rows, table(rows, args.tag))
+    rows = session_bench(
+        "unaddressed_followups", "Follow-ups the abstract does not address", __doc__, run, table
+    )
     for r in rows:
         if not r["right"]:
             print(r["id"], r["split"], "addressed" if r["addressed"] else "NOT", r["answer"][:140])
