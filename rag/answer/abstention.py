@@ -70,12 +70,16 @@ _ASKING = with_spelling_variants(
     topic topics question questions please sort sorts type types exist exists existing get got
     like tricks gist overview summary summarize point insight insights now different another
     next switch switching change subject instead also else wondering curious describe explain
-    discuss discusses argue argues argued suggest suggests suggested believe believes mention
-    mentions mentioned mentioning best good better top popular favourite favorite recommend
-    recommended interesting many proposes
+    discuss discusses discussed argue argues argued suggest suggests suggested believe believes
+    mention mentions mentioned mentioning best good better top popular favourite favorite
+    recommend recommended interesting many proposes done
     """.split()  # noqa: SIM905  # a word list reads better as text
     + ASKING_WORDS.split()
     + CHAT_WORDS.split()
+    # Indefinite pronouns and adverbs, a closed class the stop lists leave out: "is reward
+    # hacking discussed anywhere?" said no paper uses "anywhere".
+    + """anywhere somewhere everywhere nowhere elsewhere anyone someone everyone anybody
+    somebody everybody everything nothing anyhow anyway somehow around""".split()  # noqa: SIM905
 )
 
 
@@ -127,19 +131,29 @@ def _is_name(word: str, first: bool) -> bool:
     return word[0].isupper() and not first
 
 
+def only_asks(word: str) -> bool:
+    """Whether `word` (lower case) says how a question is asked, not what about: a stop word,
+    an asking word (`_ASKING`) or a number."""
+    return word in _stop_words() or word in _ASKING or word.isdigit()
+
+
+@functools.cache
+def _stop_words() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN) | STOPWORDS  # bm25s' list lacks "what", "do", "which"
+
+
 def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bool, bool]]:
     """Yield each word of `question` that may be a term: (its match, its BM25 term, whether it
     is a name, whether it names no topic). A word no paper holds counts against answering,
     unless it names no topic ("thesis", "need" in "for my thesis I need work on federated
     learning": `topic_words`)."""
-    from bm25s.stopwords import STOPWORDS_EN
-
     bm25 = index.bm25()
-    stop = set(STOPWORDS_EN) | STOPWORDS  # bm25s' list lacks "what", "do", "which"
     for i, match in enumerate(_WORD.finditer(question)):
         word = match.group()
         low = word.lower()
-        if low in stop or low in _ASKING or low.isdigit():
+        if only_asks(low):
             continue
         term, name = bm25.stem(word), _is_name(word, i == 0)
         held = name or len(bm25.documents_with(term))
@@ -154,6 +168,13 @@ def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
         if not situation:
             terms[term] = terms.get(term, False) or name
     return list(terms.items())
+
+
+def topic_spans(index: Index, question: str) -> list[tuple[int, int]]:
+    """Return where `question`'s words that say what it asks about stand (the words
+    `question_terms` keeps, as typed): not "thesis" or "walk" in "walk me through federated
+    learning for my thesis"."""
+    return [m.span() for m, _, _, situation in _words(index, question) if not situation]
 
 
 def without_situation_words(index: Index, question: str) -> str:
