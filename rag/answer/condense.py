@@ -37,8 +37,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rag import prompts
+from rag.answer.abstention import only_asks
 from rag.answer.citations import strip_markers
 from rag.answer.discourse import agree
+from rag.answer.record_questions import record_fields
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
 from rag.ingest.naming import method_name
@@ -78,7 +80,20 @@ _SINGULAR_REF = re.compile(
     rf"which|from|with)\b)|it|its|itself)\b(?!\s*\[)",
     re.IGNORECASE,
 )
-_BARE_IT = frozenset({"it", "itself"})  # of `_SINGULAR_REF`'s matches, those that name no noun
+# Of `_SINGULAR_REF`'s matches, those that name no noun.
+_BARE_IT = frozenset({"it", "itself", "its"})
+# A question asking for a paper or method: "which (new) paper ...", "what's the method that
+# ...", "is there a foundation model for ...", "recommend a paper on ...", "which papers ...".
+# "which of the methods ...", "is there work on ...", "what do these papers say ..." ask about
+# a topic.
+_ASKS_FOR_ONE = re.compile(
+    rf"\b(?:which|what(?:'s|\u2019s|\s+is|\s+was)?\s+the|whats\s+the|is\s+there\s+(?:a|an|one)|"
+    rf"(?:know|recommend|suggest|find|show|give)\s+(?:me\s+|us\s+)?(?:a|an|one))\s+"
+    rf"(?:[\w-]+\s+){{0,3}}?{_ONE}\b"
+    rf"|\bwhich\s+(?:[\w-]+\s+)?{_ONE}s\b",
+    re.IGNORECASE,
+)
+_TOPIC_WORD = re.compile(r"(?u)\b\w\w+\b")  # a word as the abstention's terms read it
 # "that" or "this" standing alone for what the last answer said: at the end of a clause ("how
 # do the papers fix that?", "what causes this?") or as the subject of a short clause after an
 # auxiliary ("how is that fixed?", "does this apply to PPO?"); not "that" opening a clause
@@ -314,12 +329,43 @@ def _cited_numbers(turn: Turn) -> list[int]:
     return sorted({int(n) for n in re.findall(r"\[(\d+)\]", turn.answer)})
 
 
-def _keyword_topic(turn: Turn) -> str | None:
-    """The words of a turn typed as a few bare words ("privacy", "graph neural networks"): its
-    topic, which a later "it" stands for (None: it was asked as a question or sentence)."""
+Spans = Callable[[str], list[tuple[int, int]]]  # where a question's topic words stand
+
+
+def word_spans(question: str) -> list[tuple[int, int]]:
+    """Where `question`'s words stand, but the stop and asking words (`only_asks`): its topic
+    words, as far as a reading without the collection can tell."""
+    return [m.span() for m in _TOPIC_WORD.finditer(question) if not only_asks(m.group().lower())]
+
+
+def _topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
+    """What a later "it" stands for when `turn` asked about a topic rather than for a paper
+    (None: it asked for one paper or method, or names nothing).
+
+    A few bare words ("privacy", "graph neural networks") are the topic as typed. Else its
+    span from the first to the last word that says what it asks about (`spans`: "what do
+    these papers tell us about grokking" -> "grokking", "is there work on compressing LLMs with
+    SVD?" -> "compressing LLMs with SVD"); but a question asking for one paper or method
+    ("which paper compresses reasoning?", "is there a method that spots backdoored clients?")
+    found that paper, and "it" is the paper."""
     typed = (turn.typed or turn.question).strip()
     tags = question_tags(typed)
-    return typed if "q:statement" in tags and "q:short" in tags else None
+    if (
+        "q:statement" in tags
+        and "q:short" in tags
+        and len(word_spans(typed)) == len(_TOPIC_WORD.findall(typed))
+    ):
+        return typed  # a few words, all on the topic, as typed ("federated lerning")
+    if _ASKS_FOR_ONE.search(typed):
+        return None
+    words = spans(typed)
+    return typed[words[0][0] : words[-1][1]] if words else None
+
+
+def _with_topic(question: str, span: tuple[int, int], topic: str) -> str:
+    """`question` with the pronoun at `span` ("it", "its") replaced by `topic`."""
+    possessive = question[span[0] : span[1]].lower() == "its"
+    return question[: span[0]] + topic + ("'s" if possessive else "") + question[span[1] :]
 
 
 def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) -> str:
@@ -393,9 +439,13 @@ def depends_on_history(question: str) -> bool:
 
 
 def rule_rewrite(
-    question: str, turns: Sequence[Turn], resolve: Resolver | None = None
+    question: str,
+    turns: Sequence[Turn],
+    resolve: Resolver | None = None,
+    topic_spans: Spans = word_spans,
 ) -> Condensed:
-    """Rewrite a follow-up with the deterministic rule (see the module docstring)."""
+    """Rewrite a follow-up with the deterministic rule (see the module docstring);
+    `topic_spans` tells where a question's topic words stand."""
     question = question.strip()
     last = _last_answer(turns)
     if last is None or not (depends_on_history(question) or _WHICH_SUBJECT.search(question)):
@@ -451,15 +501,24 @@ def rule_rewrite(
             # on the set's own question ("graph neural networks with noisy labels").
             return Condensed(topic.question, question, "rule", excluded=tuple(papers))
         papers = others or papers
+    it = next((m for m in _SINGULAR_REF.finditer(text) if m.group().lower() in _BARE_IT), None)
+    the_others = found is not None and bool(_OTHERS_REF.fullmatch(found.group()))
+    asks_topic = it is not None and not the_others and not record_fields(question)
+    subject = _topic_of(last, topic_spans) if asks_topic else None
+    if it is not None and subject:
+        # "privacy" or "what do we know about grokking?", then "how is it protected?", "why
+        # does it happen?" or "how do they get it to scale?": "it" is the topic, not the
+        # answer's first paper. Of several papers, the per-paper judgement picks those on it;
+        # one paper stays the one asked about; after no paper, the topic is searched.
+        rewritten = _with_topic(question, it.span(), subject)
+        if not papers:  # the collection had no paper on it: the topic is searched afresh
+            return Condensed(rewritten, question, "rule")
+        if len(numbers) > 1:
+            papers = _unique(_cited(last, k, resolve) for k in numbers)
+            return Condensed(rewritten, question, "rule", tuple(papers), pick=rewritten)
+        return Condensed(rewritten, question, "rule", tuple(papers))
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
-    bare_words = _keyword_topic(last) if found is not None and len(numbers) > 1 else None
-    if found is not None and bare_words and found.group().lower() in _BARE_IT:
-        # "privacy" answered from two papers, then "how is it protected?": "it" is the topic,
-        # and the per-paper judgement picks among all of the answer's papers on it
-        rewritten = question[: found.start()] + bare_words + question[found.end() :]
-        papers = _unique(_cited(last, k, resolve) for k in numbers)
-        return Condensed(rewritten, question, "rule", tuple(papers), pick=rewritten)
     if found is not None:
         rewritten = _with_name(question, found.span(), papers)
     else:  # no subject of its own ("Why?", "Tell me more."): about the previous papers
@@ -591,6 +650,7 @@ def condense(
     backend: Backend | None = None,
     resolve: Resolver | None = None,
     max_tokens: int = 64,
+    topic_spans: Spans = word_spans,
 ) -> Condensed:
     """Return `question` as a standalone question, given the chat so far.
 
@@ -601,12 +661,14 @@ def condense(
         resolve: finds the paper an answer sentence came from, when the history holds only
             text (chat messages).
         max_tokens: most tokens the LLM may write.
+        topic_spans: where a question's topic words stand (`word_spans`; the pipeline's
+            reading knows which words the collection holds).
 
     Returns:
         The standalone question, how it was made, and the papers it refers to.
     """
     turns = to_turns(history)
-    rule = rule_rewrite(question, turns, resolve)
+    rule = rule_rewrite(question, turns, resolve, topic_spans)
     if backend is None or rule.method == "as-is":
         return rule
     last = _last_answer(turns) or turns[-1]

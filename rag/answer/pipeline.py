@@ -6,6 +6,7 @@ passed it, so what the user sees is never retracted and never cites an unretriev
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Iterator, Sequence
@@ -21,6 +22,7 @@ from rag.answer.abstention import (
     decide,
     question_terms,
     term_rarity,
+    topic_spans,
     without_situation_words,
     words_no_paper_holds,
 )
@@ -736,7 +738,13 @@ def _condensed(
         if no_paper is not None:
             previous = [] if no_paper else last_answer_papers(history, resolve)
             return asked_of(message, previous) if previous else Condensed(message, message)
-    return condense(message, history, backend=backend, resolve=resolve)
+    return condense(
+        message,
+        history,
+        backend=backend,
+        resolve=resolve,
+        topic_spans=functools.partial(topic_spans, index),
+    )
 
 
 def _english_only(

@@ -419,6 +419,8 @@ KEYWORDS = [Turn("model design", "AlphaNet does [1]. BetaGAN does [2].", (ALPHA,
         ("why is it hard?", "why is model design hard?"),  # "it" here is no expletive
         ("so it's better?", "so model design's better?"),
         ("does it scale to large graphs?", "does model design scale to large graphs?"),
+        ("what is its main result?", "what is model design's main result?"),
+        ("how do they get it to scale?", "how do they get model design to scale?"),
     ],
 )
 def test_it_after_bare_words_answered_from_several_papers_is_those_words(
@@ -435,18 +437,48 @@ def test_it_after_bare_words_answered_from_several_papers_is_those_words(
 @pytest.mark.parametrize(
     ("turns", "question"),
     [
-        (TWO_PAPERS, "how is it evaluated?"),  # after a question, "it" is still its first paper
-        ([Turn("model design", "AlphaNet does [1].", (ALPHA,))], "how is it evaluated?"),
-        (KEYWORDS, "what is its main result?"),  # "its": a paper's
+        (TWO_PAPERS, "how is it evaluated?"),  # after "which papers ...", "it" is its first paper
+        ([Turn("Which paper proposes a graph model?", "AlphaNet [1].", (ALPHA,))], "is it fast?"),
+        ([Turn("is there a method for graphs?", "AlphaNet does [1].", (ALPHA,))], "is it fast?"),
         (KEYWORDS, "how does that paper evaluate?"),
+        (KEYWORDS, "who wrote it?"),  # the record's question is a paper's
     ],
 )
-def test_it_after_a_question_or_one_paper_is_the_first_paper(
-    turns: list[Turn], question: str
-) -> None:
+def test_it_after_asking_for_a_paper_is_the_first_paper(turns: list[Turn], question: str) -> None:
     result = rule_rewrite(question, turns)
     assert result.papers == (ALPHA,) and result.pick is None
     assert "AlphaNet" in result.question
+
+
+@pytest.mark.parametrize(
+    ("first", "question", "rewritten"),
+    [
+        (
+            "what do we know about model design?",
+            "why does it matter?",
+            "why does model design matter?",
+        ),
+        ("is there work on model design?", "is it hard?", "is model design hard?"),
+        ("tell me about model design", "what is its aim?", "what is model design's aim?"),
+        ("model design", "how is it evaluated?", "how is model design evaluated?"),
+    ],
+)
+def test_it_after_a_question_on_a_topic_is_that_topic(
+    first: str, question: str, rewritten: str
+) -> None:
+    # "what do these papers tell us about grokking", then "why does it happen?" was searched as
+    # "why does ExPLAIND happen?" (bench/results/it_after_questions.md: 1 of 34 such follow-ups
+    # read the topic). One paper stays the paper asked about, with the topic's words.
+    result = rule_rewrite(question, [Turn(first, "AlphaNet does [1].", (ALPHA,))])
+    assert (result.question, result.papers, result.pick) == (rewritten, (ALPHA,), None)
+
+
+def test_it_after_no_paper_on_a_topic_searches_the_topic() -> None:
+    # "is reward hacking discussed anywhere?" answered with no paper, then "how do they avoid
+    # it?" was searched as typed and answered from a PDE solver and a sampler.
+    no_paper = Turn("is model design discussed anywhere?", "The collection has no paper on this.")
+    result = rule_rewrite("how do they avoid it?", [no_paper])
+    assert (result.question, result.papers) == ("how do they avoid model design?", ())
 
 
 def test_an_it_that_stands_for_what_follows_names_nothing() -> None:
@@ -476,6 +508,45 @@ def test_how_a_keyword_topic_is_done_is_asked_of_every_paper_on_it(
     assert second.standalone == "how is privacy protected?"
     assert "Renxiang Guan" in first_authors(second), second.answer
     assert "privatized prototypes" in second.answer, second.answer
+
+
+@pytest.mark.slow
+def test_it_after_a_question_on_a_topic_searches_the_topic(real_seed_index: Index) -> None:
+    from rag import api
+    from tests.answer.chat_turns import first_authors
+
+    first = api.ask("what do we know about grokking", index=real_seed_index, backend="extractive")
+    assert first_authors(first) == ["Florian Eichin"], first.answer
+    second = api.ask(
+        "why does it happen?",
+        index=real_seed_index,
+        backend="extractive",
+        history=[("what do we know about grokking", first)],
+    )
+    assert second.standalone == "why does grokking happen?"
+    assert first_authors(second) == ["Florian Eichin"], second.answer
+
+
+@pytest.mark.slow
+def test_a_topic_asked_about_anywhere_is_answered_and_it_stays_that_topic(
+    real_seed_index: Index,
+) -> None:
+    # "is reward hacking discussed anywhere in these papers?" said no paper uses "anywhere";
+    # then "how do they try to avoid it?" was searched as typed.
+    from rag import api
+    from tests.answer.chat_turns import first_authors
+
+    question = "is reward hacking discussed anywhere in these papers?"
+    first = api.ask(question, index=real_seed_index, backend="extractive")
+    assert not first.abstained and "Chuxue Cao" in first_authors(first), first.answer
+    second = api.ask(
+        "how do they try to avoid it?",
+        index=real_seed_index,
+        backend="extractive",
+        history=[(question, first)],
+    )
+    assert second.standalone == "how do they try to avoid reward hacking?"
+    assert "Chuxue Cao" in first_authors(second), second.answer
 
 
 @pytest.mark.parametrize(
