@@ -509,14 +509,15 @@ def rule_rewrite(
         # "privacy" or "what do we know about grokking?", then "how is it protected?", "why
         # does it happen?" or "how do they get it to scale?": "it" is the topic, not the
         # answer's first paper. Of several papers, the per-paper judgement picks those on it;
-        # one paper stays the one asked about; after no paper, the topic is searched.
+        # one paper stays the one asked about, named after the question; after no paper, the
+        # topic is searched.
         rewritten = _with_topic(question, it.span(), subject)
         if not papers:  # the collection had no paper on it: the topic is searched afresh
             return Condensed(rewritten, question, "rule")
         if len(numbers) > 1:
             papers = _unique(_cited(last, k, resolve) for k in numbers)
             return Condensed(rewritten, question, "rule", tuple(papers), pick=rewritten)
-        return Condensed(rewritten, question, "rule", tuple(papers))
+        return asked_of(rewritten, papers)  # "why does grokking happen (ExPLAIND)?"
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
     if found is not None:

@@ -456,11 +456,15 @@ def test_it_after_asking_for_a_paper_is_the_first_paper(turns: list[Turn], quest
         (
             "what do we know about model design?",
             "why does it matter?",
-            "why does model design matter?",
+            "why does model design matter (AlphaNet)?",
         ),
-        ("is there work on model design?", "is it hard?", "is model design hard?"),
-        ("tell me about model design", "what is its aim?", "what is model design's aim?"),
-        ("model design", "how is it evaluated?", "how is model design evaluated?"),
+        ("is there work on model design?", "is it hard?", "is model design hard (AlphaNet)?"),
+        (
+            "tell me about model design",
+            "what is its aim?",
+            "what is model design's aim (AlphaNet)?",
+        ),
+        ("model design", "how is it evaluated?", "how is model design evaluated (AlphaNet)?"),
     ],
 )
 def test_it_after_a_question_on_a_topic_is_that_topic(
@@ -468,7 +472,7 @@ def test_it_after_a_question_on_a_topic_is_that_topic(
 ) -> None:
     # "what do these papers tell us about grokking", then "why does it happen?" was searched as
     # "why does ExPLAIND happen?" (bench/results/it_after_questions.md: 1 of 34 such follow-ups
-    # read the topic). One paper stays the paper asked about, with the topic's words.
+    # read the topic). One paper stays the paper asked about, named after the topic's words.
     result = rule_rewrite(question, [Turn(first, "AlphaNet does [1].", (ALPHA,))])
     assert (result.question, result.papers, result.pick) == (rewritten, (ALPHA,), None)
 
@@ -523,7 +527,7 @@ def test_it_after_a_question_on_a_topic_searches_the_topic(real_seed_index: Inde
         backend="extractive",
         history=[("what do we know about grokking", first)],
     )
-    assert second.standalone == "why does grokking happen?"
+    assert second.standalone == "why does grokking happen (ExPLAIND)?"
     assert first_authors(second) == ["Florian Eichin"], second.answer
 
 
@@ -545,7 +549,7 @@ def test_a_topic_asked_about_anywhere_is_answered_and_it_stays_that_topic(
         backend="extractive",
         history=[(question, first)],
     )
-    assert second.standalone == "how do they try to avoid reward hacking?"
+    assert second.standalone == "how do they try to avoid reward hacking (Cao et al.)?"
     assert "Chuxue Cao" in first_authors(second), second.answer
 
 
