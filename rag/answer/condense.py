@@ -517,6 +517,8 @@ def rule_rewrite(
         if len(numbers) > 1:
             papers = _unique(_cited(last, k, resolve) for k in numbers)
             return Condensed(rewritten, question, "rule", tuple(papers), pick=rewritten)
+        if any(paper_name(p).lower() in rewritten.lower() for p in papers):
+            return Condensed(rewritten, question, "rule", tuple(papers))  # "tell me about X"
         return asked_of(rewritten, papers)  # "why does grokking happen (ExPLAIND)?"
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)

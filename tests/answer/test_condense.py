@@ -465,6 +465,7 @@ def test_it_after_asking_for_a_paper_is_the_first_paper(turns: list[Turn], quest
             "what is model design's aim (AlphaNet)?",
         ),
         ("model design", "how is it evaluated?", "how is model design evaluated (AlphaNet)?"),
+        ("tell me about AlphaNet", "is it fast?", "is AlphaNet fast?"),  # named once
     ],
 )
 def test_it_after_a_question_on_a_topic_is_that_topic(
