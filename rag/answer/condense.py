@@ -517,9 +517,14 @@ def rule_rewrite(
         if len(numbers) > 1:
             papers = _unique(_cited(last, k, resolve) for k in numbers)
             return Condensed(rewritten, question, "rule", tuple(papers), pick=rewritten)
-        if any(paper_name(p).lower() in rewritten.lower() for p in papers):
-            return Condensed(rewritten, question, "rule", tuple(papers))  # "tell me about X"
-        return asked_of(rewritten, papers)  # "why does grokking happen (ExPLAIND)?"
+        # "why does grokking happen (ExPLAIND)?" is searched; its sentences are judged on the
+        # follow-up asked of the paper ("why does ExPLAIND happen?"), so that words the paper
+        # was already chosen for do not make it look as if it answered a new aspect ("does it
+        # help with image classification?" after "TRM trust region bounds").
+        asked = _with_name(question, it.span(), papers)
+        if any(paper_name(p).lower() in rewritten.lower() for p in papers):  # "about ConPress"
+            return Condensed(rewritten, question, "rule", tuple(papers), asked=asked)
+        return replace(asked_of(rewritten, papers), asked=asked)
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
     if found is not None:
