@@ -362,6 +362,20 @@ def _topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
     return typed[words[0][0] : words[-1][1]] if words else None
 
 
+# "why did they do it?", "how do you do it": "it" is what was done, the papers' work.
+_DONE = re.compile(r"\b(?:they|you|we|i|people|one|to)\s+(?:do|did|does|doing)\s+$", re.IGNORECASE)
+
+
+def _is_topic_it(text: str, found: re.Match[str], numbers: Sequence[int]) -> bool:
+    """Whether a `_SINGULAR_REF` match may stand for the last question's topic: "it" or
+    "itself", not the object of "do" ("why did they do it?"); "its" only after an answer of at
+    most one paper (after several, "its outcome?" is the first one's, as it always was)."""
+    word = found.group().lower()
+    if word == "its":
+        return len(numbers) <= 1
+    return word in _BARE_IT and not _DONE.search(text[: found.start()])
+
+
 def _with_topic(question: str, span: tuple[int, int], topic: str) -> str:
     """`question` with the pronoun at `span` ("it", "its") replaced by `topic`."""
     possessive = question[span[0] : span[1]].lower() == "its"
@@ -501,7 +515,7 @@ def rule_rewrite(
             # on the set's own question ("graph neural networks with noisy labels").
             return Condensed(topic.question, question, "rule", excluded=tuple(papers))
         papers = others or papers
-    it = next((m for m in _SINGULAR_REF.finditer(text) if m.group().lower() in _BARE_IT), None)
+    it = next((m for m in _SINGULAR_REF.finditer(text) if _is_topic_it(text, m, numbers)), None)
     the_others = found is not None and bool(_OTHERS_REF.fullmatch(found.group()))
     asks_topic = it is not None and not the_others and not record_fields(question)
     subject = _topic_of(last, topic_spans) if asks_topic else None
