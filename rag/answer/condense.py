@@ -532,10 +532,11 @@ def rule_rewrite(
             papers = _unique(_cited(last, k, resolve) for k in numbers)
             return Condensed(rewritten, question, "rule", tuple(papers), pick=rewritten)
         # "why does grokking happen (ExPLAIND)?" is searched; its sentences are judged on the
-        # follow-up asked of the paper ("why does ExPLAIND happen?"), so that words the paper
-        # was already chosen for do not make it look as if it answered a new aspect ("does it
-        # help with image classification?" after "TRM trust region bounds").
-        asked = _with_name(question, it.span(), papers)
+        # follow-up asked of the paper, as the rule read it before ("why does ExPLAIND
+        # happen?", "how do Cao et al. try to avoid it?"), so that words the paper was already
+        # chosen for do not make it look as if it answered a new aspect ("does it help with
+        # image classification?" after "TRM trust region bounds").
+        asked = _with_name(question, (found or it).span(), papers)
         if any(paper_name(p).lower() in rewritten.lower() for p in papers):  # "about ConPress"
             return Condensed(rewritten, question, "rule", tuple(papers), asked=asked)
         return replace(asked_of(rewritten, papers), asked=asked)

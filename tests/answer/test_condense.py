@@ -478,6 +478,16 @@ def test_it_after_a_question_on_a_topic_is_that_topic(
     assert (result.question, result.papers, result.pick) == (rewritten, (ALPHA,), None)
 
 
+def test_after_one_paper_its_sentences_are_judged_on_the_follow_up_asked_of_it() -> None:
+    # "is reward hacking discussed anywhere?", then "how do they try to avoid it?": the topic is
+    # searched, the sentences judged on "how do Cao et al. try to avoid it?" (not on "how do
+    # they try to avoid Cao et al.?").
+    first = Turn("is model design discussed anywhere?", "AlphaNet does [1].", (ALPHA,))
+    result = rule_rewrite("how do they try to avoid it?", [first])
+    assert result.question == "how do they try to avoid model design (AlphaNet)?"
+    assert result.asked == "how do AlphaNet try to avoid it?"
+
+
 def test_it_done_is_the_papers_work_not_the_topic() -> None:
     # "privacy", then "why did they do it?" was searched as "why did they do privacy?".
     result = rule_rewrite("why did they do it?", KEYWORDS)
