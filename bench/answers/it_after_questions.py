@@ -37,7 +37,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers.labelled_runs import follow_ups_asked, session_bench  # noqa: E402
+from bench.answers.labelled_runs import (  # noqa: E402
+    cited_recall_precision,
+    follow_ups_asked,
+    session_bench,
+)
 from bench.answers.paper_choice import read  # noqa: E402
 from rag import api  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
@@ -94,14 +98,10 @@ def table(rows: list[dict[str, Any]], tag: str) -> list[str]:
     for split in ("fit", "heldout", "fresh"):
         for kind in ("topic", "paper"):
             part = [r for r in rows if r["split"] == split and r["it_means"] == kind]
-            relevant = sum(len(r["relevant"]) for r in part)
-            cited = sum(len(r["cited"]) for r in part)
-            hits = sum(r["hits"] for r in part)
+            recall, precision = cited_recall_precision(part)
             lines.append(
                 f"| {split}: {kind} | {len(part)} | {sum(r['read_right'] for r in part)} | "
-                f"{round(hits / relevant, 3) if relevant else 'nan'} | "
-                f"{round(hits / cited, 3) if cited else 'nan'} | "
-                f"{sum(r['abstained'] for r in part)} |"
+                f"{recall} | {precision} | {sum(r['abstained'] for r in part)} |"
             )
     return [*lines, ""]
 

@@ -8,7 +8,8 @@ The two-turn benches (a first message, then a follow-up) share `follow_ups_asked
 each session's `first` and then its `second` with the first answer as history, and
 `write_sessions`, which writes every session's outcome to bench/results/NAME_TAG.json and
 appends the table to bench/results/NAME.md (headed by the bench's docstring when new), and
-`session_bench`, their command line (`--index COPY --tag TAG`).
+`session_bench`, their command line (`--index COPY --tag TAG`); `cited_recall_precision` scores
+the cited papers of a part of them.
 """
 
 from __future__ import annotations
@@ -97,6 +98,18 @@ def write_sessions(
     with md.open("a", encoding="utf-8") as f:
         f.write("\n".join([*head, *table]) + "\n")
     print("\n".join(table))
+
+
+def cited_recall_precision(part: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """Recall and precision of the papers `part`'s sessions cited (`cited`, `hits`) against
+    their labels (`relevant`), pooled over the sessions (NaN where nothing counts)."""
+    relevant = sum(len(r["relevant"]) for r in part)
+    cited = sum(len(r["cited"]) for r in part)
+    hits = sum(r["hits"] for r in part)
+    return (
+        round(hits / relevant, 3) if relevant else float("nan"),
+        round(hits / cited, 3) if cited else float("nan"),
+    )
 
 
 def session_bench(

@@ -25,7 +25,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers.labelled_runs import follow_ups_asked, session_bench  # noqa: E402
+from bench.answers.labelled_runs import (  # noqa: E402
+    cited_recall_precision,
+    follow_ups_asked,
+    session_bench,
+)
 from bench.answers.paper_choice import read  # noqa: E402
 from rag import api  # noqa: E402
 from rag.settings import Settings  # noqa: E402
@@ -56,14 +60,12 @@ def run(index_dir: Path) -> list[dict[str, Any]]:
 
 
 def summary(part: list[dict[str, Any]]) -> dict[str, Any]:
-    relevant = sum(len(r["relevant"]) for r in part)
-    cited = sum(len(r["cited"]) for r in part)
-    hits = sum(r["hits"] for r in part)
+    recall, precision = cited_recall_precision(part)
     answerable = [r for r in part if r["relevant"]]
     return {
         "sessions": len(part),
-        "recall": round(hits / relevant, 3) if relevant else float("nan"),
-        "precision": round(hits / cited, 3) if cited else float("nan"),
+        "recall": recall,
+        "precision": precision,
         "off_topic": sum(r["off_topic"] for r in part),
         "abstained": f"{sum(r['abstained'] for r in answerable)}/{len(answerable)}",
     }
