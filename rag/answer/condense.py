@@ -13,15 +13,19 @@ listed several), in the order it cited them, however many turns have chosen amon
   (`excluded`: the papers already shown).
 
 Others refer to the last answer: a numbered reference ("paper 2", "[2]") names the paper cited
-there at that number; in a short question "it", "that paper" or "this method" names its first
-paper and "they", "those" or "them" all of them; a "that" standing alone ("how is that fixed?",
-"what causes this?") is what the last answer said, asked of all its papers. After a few bare
-words ("privacy") answered from several papers, "it" is those words ("how is it protected?" ->
-"how is privacy protected?"), asked as a choice among all of them; a question with no content
-words of its own ("Why?", "Tell me more.") asks about its papers. Every other question, "What
-about solving PDEs?", "What do the papers say about fairness?" or "Now a different topic:
-recommendation systems?" included, is searched exactly as typed: earlier questions are never
-glued onto a new one, so a topic switch or an off-topic question is judged on its own words. The
+there at that number; in a short question "that paper" or "this method" names its first paper
+and "they", "those" or "them" all of them; a "that" standing alone ("how is that fixed?", "what
+causes this?") is what the last answer said, asked of all its papers. "it" is the topic of the
+last question asked on its own (`_topic_of`: "privacy", "what do we know about grokking" ->
+"why does grokking happen?"), asked as a choice among the answer's papers, or of its one paper
+("why does grokking happen (ExPLAIND)?"), or of the collection after an answer with none; but it
+is the first paper after a question that asked for a paper or method ("which paper ...?"), in
+"do it", in a question that also says "this paper", and "its" after several papers. A question
+with no content words of its own ("Why?", "Tell me more.") asks about its papers. Every other
+question, "What about solving PDEs?", "What do the papers say about fairness?" or "Now a
+different topic: recommendation systems?" included, is searched exactly as typed: an earlier
+question's words join a new one only through its "it", so a topic switch or an off-topic
+question is judged on its own words. The
 referred papers come back as `papers`, so the answer is built from them. With an LLM, the same
 rule decides whether to rewrite at all; the LLM's rewrite is then used only when it is short,
 single-line and keeps the names and content words the rule found."""
@@ -350,12 +354,10 @@ def _topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
     found that paper, and "it" is the paper."""
     typed = (turn.typed or turn.question).strip()
     tags = question_tags(typed)
-    if (
-        "q:statement" in tags
-        and "q:short" in tags
-        and len(word_spans(typed)) == len(_TOPIC_WORD.findall(typed))
-    ):
-        return typed  # a few words, all on the topic, as typed ("federated lerning")
+    every = word_spans(typed)
+    bare = "q:statement" in tags and "q:short" in tags
+    if bare and every and len(every) == len(_TOPIC_WORD.findall(typed)):
+        return typed[every[0][0] : every[-1][1]]  # all on the topic ("federated lerning")
     if _ASKS_FOR_ONE.search(typed):
         return None
     words = spans(typed)
@@ -367,13 +369,28 @@ _DONE = re.compile(r"\b(?:they|you|we|i|people|one|to)\s+(?:do|did|does|doing)\s
 
 
 def _is_topic_it(text: str, found: re.Match[str], numbers: Sequence[int]) -> bool:
-    """Whether a `_SINGULAR_REF` match may stand for the last question's topic: "it" or
-    "itself", not the object of "do" ("why did they do it?"); "its" only after an answer of at
-    most one paper (after several, "its outcome?" is the first one's, as it always was)."""
+    """Whether a `_SINGULAR_REF` match may stand for the last question's topic: "it", not the
+    object of "do" ("why did they do it?"); "its" only after an answer of at most one paper
+    (after several, "its outcome?" is the first one's, as it always was). Never where the
+    question names a paper otherwise ("what does this paper say about it?": it is asked of
+    that paper), nor "itself" ("does the network fix itself?")."""
     word = found.group().lower()
+    if any(m.group().lower() not in _BARE_IT for m in _SINGULAR_REF.finditer(text)):
+        return False  # "this paper", "the method"
     if word == "its":
         return len(numbers) <= 1
-    return word in _BARE_IT and not _DONE.search(text[: found.start()])
+    return word == "it" and not _DONE.search(text[: found.start()])
+
+
+def _asked_on_its_own(turns: Sequence[Turn], last: Turn) -> Turn:
+    """The latest turn up to `last` that was asked on its own, whose topic a later "it" is:
+    after "what do we know about grokking", "why does it happen?", a third "is it common?"
+    is still about grokking, not "happen"."""
+    upto = list(turns[: turns.index(last) + 1]) if last in turns else [last]
+    for turn in reversed(upto):
+        if not depends_on_history(turn.typed or turn.question):
+            return turn
+    return last
 
 
 def _with_topic(question: str, span: tuple[int, int], topic: str) -> str:
@@ -518,7 +535,7 @@ def rule_rewrite(
     it = next((m for m in _SINGULAR_REF.finditer(text) if _is_topic_it(text, m, numbers)), None)
     the_others = found is not None and bool(_OTHERS_REF.fullmatch(found.group()))
     asks_topic = it is not None and not the_others and not record_fields(question)
-    subject = _topic_of(last, topic_spans) if asks_topic else None
+    subject = _topic_of(_asked_on_its_own(turns, last), topic_spans) if asks_topic else None
     if it is not None and subject:
         # "privacy" or "what do we know about grokking?", then "how is it protected?", "why
         # does it happen?" or "how do they get it to scale?": "it" is the topic, not the
@@ -539,7 +556,7 @@ def rule_rewrite(
         asked = _with_name(question, (found or it).span(), papers)
         if any(paper_name(p).lower() in rewritten.lower() for p in papers):  # "about ConPress"
             return Condensed(rewritten, question, "rule", tuple(papers), asked=asked)
-        return replace(asked_of(rewritten, papers), asked=asked)
+        return replace(asked_of(rewritten, papers), original=question, asked=asked)
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
     if found is not None:
@@ -663,6 +680,9 @@ def _acceptable(rewrite: str, rule: Condensed) -> bool:
     names = {s for p in rule.papers for s in content_stems(paper_name(p))}
     wanted = set(content_stems(rule.question)) - names
     got = set(content_stems(rewrite))
+    # The words the rule brought from the history (the topic "it" stands for) are kept too.
+    if wanted - set(content_stems(rule.original)) - got:
+        return False
     return not wanted or len(wanted & got) >= (len(wanted) + 1) // 2
 
 

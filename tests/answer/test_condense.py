@@ -488,6 +488,43 @@ def test_after_one_paper_its_sentences_are_judged_on_the_follow_up_asked_of_it()
     assert result.asked == "how do AlphaNet try to avoid it?"
 
 
+def test_a_third_turn_s_it_is_still_the_topic_asked_on_its_own() -> None:
+    # "what do we know about grokking", "why does it happen?", then "is it common?" read
+    # "happen" as the topic ("is happen common?").
+    first = Turn("what do we know about model design?", "AlphaNet does [1].", (ALPHA,))
+    second = Turn("why does model design matter (AlphaNet)?", "AlphaNet says [1].", (ALPHA,),
+                  "why does it matter?")  # fmt: skip
+    result = rule_rewrite("is it common?", [first, second])
+    assert result.question == "is model design common (AlphaNet)?"
+    assert result.original == "is it common?"  # what the user typed, for the note's words
+
+
+@pytest.mark.parametrize(
+    ("first", "question", "rewritten"),
+    [
+        # a question that also names the paper asks it of that paper
+        ("what do we know about model design?", "what does this paper say about it?",
+         "what does AlphaNet say about it?"),
+        ("👍", "how is it protected?", "how is AlphaNet protected?"),  # no words, no topic
+        ("privacy.", "how is it protected?", "how is privacy protected (AlphaNet)?"),
+    ],
+)  # fmt: skip
+def test_it_is_no_topic_where_there_is_none(first: str, question: str, rewritten: str) -> None:
+    assert rule_rewrite(question, [Turn(first, "AlphaNet does [1].", (ALPHA,))]).question == (
+        rewritten
+    )
+
+
+def test_an_llm_rewrite_keeps_the_topic_the_rule_brought() -> None:
+    from rag.answer.condense import _acceptable
+
+    rule = rule_rewrite(
+        "why does it happen?", [Turn("what do we know about grokking", "AlphaNet [1].", (ALPHA,))]
+    )
+    assert not _acceptable("why does AlphaNet happen?", rule)
+    assert _acceptable("why does grokking happen in AlphaNet?", rule)
+
+
 def test_it_done_is_the_papers_work_not_the_topic() -> None:
     # "privacy", then "why did they do it?" was searched as "why did they do privacy?".
     result = rule_rewrite("why did they do it?", KEYWORDS)
