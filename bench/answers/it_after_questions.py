@@ -16,7 +16,9 @@ the rule was written after reading every first question of that file, held-out o
 bench/data/it_after_questions_fresh.jsonl (36 sessions written afterwards by another helper,
 blind, in forms chosen to differ: "walk me through ...", "I need background on X for my
 thesis", "point me to the paper that ...") is the part nobody here read before the rule was
-fixed: `fresh`.
+fixed: `fresh`. bench/data/it_after_requests.jsonl (40, `requests`), written blind later still,
+asks for a paper or about a topic in look-alike words ("any paper on X?" / "any work on X?",
+"what method do people use for X?" / "what do methods for X usually do?").
 
 Each session is asked with `rag.api.ask` (extractive, the first answer as history). Scored on
 the second turn: whether the question searched reads the pronoun as labelled (a topic session's
@@ -44,6 +46,7 @@ from bench.answers.labelled_runs import (  # noqa: E402
 )
 from bench.answers.paper_choice import read  # noqa: E402
 from rag import api  # noqa: E402
+from rag.answer.condense import paper_name  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.spelling import corrected  # noqa: E402
 from rag.settings import Settings  # noqa: E402
@@ -53,12 +56,20 @@ from rag.text import content_stems  # noqa: E402
 def reads_as_labelled(
     index: Index, session: dict[str, Any], searched: str, cited: list[str]
 ) -> bool:
-    """Whether the searched follow-up reads its pronoun as the session's label says (a topic's
-    words as `rag ask` reads them: "transfomers" is searched as "transformers")."""
+    """Whether the searched follow-up reads its pronoun as the session's label says: a topic's
+    words are in it (as `rag ask` reads them: "transfomers" is searched as "transformers"); for
+    a paper, the answer cites it first and the search brought no word from the first message
+    but the paper's names (with one paper cited, the topic read in its place would still cite
+    it)."""
     if session["it_means"] == "topic":
         topic = corrected(index, session["referent"])
         return set(content_stems(topic)) <= set(content_stems(corrected(index, searched)))
-    return bool(cited) and cited[0] == session["referent"]
+    if not cited or cited[0] != session["referent"]:
+        return False
+    paper = next(p for p in index.papers.values() if p.authors[0] == session["referent"])
+    names = " ".join([paper_name(paper), paper.label or "", *paper.authors])
+    brought = set(content_stems(searched)) - set(content_stems(session["second"]))
+    return not brought - set(content_stems(names))
 
 
 def run(index_dir: Path) -> list[dict[str, Any]]:
@@ -66,6 +77,7 @@ def run(index_dir: Path) -> list[dict[str, Any]]:
     rows = []
     sessions = read("it_after_questions.jsonl")
     sessions += [{**s, "split": "fresh"} for s in read("it_after_questions_fresh.jsonl")]
+    sessions += [{**s, "split": "requests"} for s in read("it_after_requests.jsonl")]
     for s, first, second in follow_ups_asked(index, sessions):
         cited = [c.hit.paper.authors[0] for c in second.citations]
         relevant = set(s["relevant"])
@@ -95,7 +107,7 @@ def table(rows: list[dict[str, Any]], tag: str) -> list[str]:
         "| part | sessions | pronoun read as labelled | recall | precision | no paper cited |",
         "|---|---|---|---|---|---|",
     ]
-    for split in ("fit", "heldout", "fresh"):
+    for split in ("fit", "heldout", "fresh", "requests"):
         for kind in ("topic", "paper"):
             part = [r for r in rows if r["split"] == split and r["it_means"] == kind]
             recall, precision = cited_recall_precision(part)

@@ -90,11 +90,28 @@ _BARE_IT = frozenset({"it", "itself", "its"})
 # ...", "is there a foundation model for ...", "recommend a paper on ...", "which papers ...".
 # "which of the methods ...", "is there work on ...", "what do these papers say ..." ask about
 # a topic.
+_ENTITY = (
+    r"(?:paper|method|approach|model|framework|technique|tool|algorithm|work|study|scheme|"
+    r"system|reference|article|abstract|defen[cs]e|one)"
+)
+# Words before the noun of the same phrase ("a good method", "the post-training compression
+# approach"), not across a preposition ("any work on model design").
+_MODIFIERS = r"(?:(?!(?:on|about|of|in|for|with|regarding|to)\b)[\w-]+\s+)"
 _ASKS_FOR_ONE = re.compile(
     rf"\b(?:which|what(?:'s|\u2019s|\s+is|\s+was)?\s+the|whats\s+the|is\s+there\s+(?:a|an|one)|"
     rf"(?:know|recommend|suggest|find|show|give)\s+(?:me\s+|us\s+)?(?:a|an|one))\s+"
     rf"(?:[\w-]+\s+){{0,3}}?{_ONE}\b"
-    rf"|\bwhich\s+(?:[\w-]+\s+)?{_ONE}s\b",
+    rf"|\bwhich\s+(?:[\w-]+\s+)?{_ONE}s\b"
+    # one described by what it does: "the paper that replaces ...", "a framework which ..."
+    rf"|\b{_ENTITY}\s+(?:that|which)\b"
+    # a request for one: "I'm looking for the paper ...", "point me to the work on ...", "got
+    # a reference for ...", "I recall a framework ...", "there was a scheme ...", "any paper
+    # on X?", "what method do people use for X?"
+    rf"|\b(?:looking\s+for|point\s+me\s+to|recall|remember|need|want|got|have|there\s+(?:was|is))"
+    rf"\s+(?:a|an|the|any|one)\s+{_MODIFIERS}{{0,4}}?{_ENTITY}\b(?!s)"
+    # but "any work on X?", "any study of X?" ask for work on X, a topic
+    rf"|^\W*(?:any|a|an)\s+{_MODIFIERS}{{0,2}}?(?!work\b|study\b){_ENTITY}\b(?!s)"
+    rf"|\b(?:which|what)\s+{_ENTITY}\b(?!s)",
     re.IGNORECASE,
 )
 _TOPIC_WORD = re.compile(r"(?u)\b\w\w+\b")  # a word as the abstention's terms read it

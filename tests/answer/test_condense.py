@@ -439,6 +439,23 @@ def test_it_after_bare_words_answered_from_several_papers_is_those_words(
         (TWO_PAPERS, "how is it evaluated?"),  # after "which papers ...", "it" is its first paper
         ([Turn("Which paper proposes a graph model?", "AlphaNet [1].", (ALPHA,))], "is it fast?"),
         ([Turn("is there a method for graphs?", "AlphaNet does [1].", (ALPHA,))], "is it fast?"),
+        # asked for in other words: the pronoun is still the paper found
+        (
+            [
+                Turn(
+                    "I'm looking for the paper that proposes a graph model",
+                    "AlphaNet [1].",
+                    (ALPHA,),
+                )
+            ],
+            "is it fast?",
+        ),
+        ([Turn("any paper on graph models?", "AlphaNet does [1].", (ALPHA,))], "is it fast?"),
+        ([Turn("what method do people use for graphs?", "AlphaNet [1].", (ALPHA,))], "is it fast?"),
+        (
+            [Turn("I recall a framework which models graphs", "AlphaNet [1].", (ALPHA,))],
+            "is it fast?",
+        ),
         (KEYWORDS, "what is its main result?"),  # "its" after several papers: the first's
         (KEYWORDS, "how does that paper evaluate?"),
         (KEYWORDS, "who wrote it?"),  # the record's question is a paper's
@@ -459,6 +476,7 @@ def test_it_after_asking_for_a_paper_is_the_first_paper(turns: list[Turn], quest
             "why does model design matter (AlphaNet)?",
         ),
         ("is there work on model design?", "is it hard?", "is model design hard (AlphaNet)?"),
+        ("any work on model design?", "is it hard?", "is model design hard (AlphaNet)?"),
         (
             "tell me about model design",
             "what is its aim?",
