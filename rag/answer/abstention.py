@@ -76,8 +76,8 @@ _ASKING = with_spelling_variants(
     """.split()  # noqa: SIM905  # a word list reads better as text
     + ASKING_WORDS.split()
     + CHAT_WORDS.split()
-    # Indefinite pronouns and adverbs, a closed class the stop lists leave out: "is reward
-    # hacking discussed anywhere?" said no paper uses "anywhere".
+    # Indefinite pronouns and adverbs, a closed class the stop lists leave out ("is reward
+    # hacking discussed anywhere?" said no paper uses "anywhere"), and the preposition "around".
     + """anywhere somewhere everywhere nowhere elsewhere anyone someone everyone anybody
     somebody everybody everything nothing anyhow anyway somehow around""".split()  # noqa: SIM905
 )
