@@ -591,17 +591,10 @@ def test_how_a_keyword_topic_is_done_is_asked_of_every_paper_on_it(
 
 @pytest.mark.slow
 def test_it_after_a_question_on_a_topic_searches_the_topic(real_seed_index: Index) -> None:
-    from rag import api
-    from tests.answer.chat_turns import first_authors
+    from tests.answer.chat_turns import chat, first_authors
 
-    first = api.ask("what do we know about grokking", index=real_seed_index, backend="extractive")
+    first, second = chat(real_seed_index, ["what do we know about grokking", "why does it happen?"])
     assert first_authors(first) == ["Florian Eichin"], first.answer
-    second = api.ask(
-        "why does it happen?",
-        index=real_seed_index,
-        backend="extractive",
-        history=[("what do we know about grokking", first)],
-    )
     assert second.standalone == "why does grokking happen (ExPLAIND)?"
     assert first_authors(second) == ["Florian Eichin"], second.answer
 
@@ -612,18 +605,11 @@ def test_a_topic_asked_about_anywhere_is_answered_and_it_stays_that_topic(
 ) -> None:
     # "is reward hacking discussed anywhere in these papers?" said no paper uses "anywhere";
     # then "how do they try to avoid it?" was searched as typed.
-    from rag import api
-    from tests.answer.chat_turns import first_authors
+    from tests.answer.chat_turns import chat, first_authors
 
     question = "is reward hacking discussed anywhere in these papers?"
-    first = api.ask(question, index=real_seed_index, backend="extractive")
+    first, second = chat(real_seed_index, [question, "how do they try to avoid it?"])
     assert not first.abstained and "Chuxue Cao" in first_authors(first), first.answer
-    second = api.ask(
-        "how do they try to avoid it?",
-        index=real_seed_index,
-        backend="extractive",
-        history=[(question, first)],
-    )
     assert second.standalone == "how do they try to avoid reward hacking (Cao et al.)?"
     assert "Chuxue Cao" in first_authors(second), second.answer
 
