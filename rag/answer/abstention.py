@@ -170,6 +170,18 @@ def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
     return list(terms.items())
 
 
+def word_count(question: str) -> int:
+    """Return how many words `question` has as its terms are read (bm25s' tokens)."""
+    return len(_WORD.findall(question))
+
+
+def word_spans(question: str) -> list[tuple[int, int]]:
+    """Return where `question`'s words stand but its stop and asking words (`only_asks`): its
+    topic words, as far as a reading without the collection can tell (`topic_spans` knows
+    which words the collection holds)."""
+    return [m.span() for m in _WORD.finditer(question) if not only_asks(m.group().lower())]
+
+
 def topic_spans(index: Index, question: str) -> list[tuple[int, int]]:
     """Return where `question`'s words that say what it asks about stand (the words
     `question_terms` keeps, as typed): not "thesis" or "walk" in "walk me through federated

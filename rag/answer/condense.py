@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rag import prompts
-from rag.answer.abstention import only_asks
+from rag.answer.abstention import word_count, word_spans
 from rag.answer.citations import strip_markers
 from rag.answer.discourse import agree
 from rag.answer.record_questions import record_fields
@@ -114,7 +114,6 @@ _ASKS_FOR_ONE = re.compile(
     rf"|\b(?:which|what)\s+{_ENTITY}\b(?!s)",
     re.IGNORECASE,
 )
-_TOPIC_WORD = re.compile(r"(?u)\b\w\w+\b")  # a word as the abstention's terms read it
 # "that" or "this" standing alone for what the last answer said: at the end of a clause ("how
 # do the papers fix that?", "what causes this?") or as the subject of a short clause after an
 # auxiliary ("how is that fixed?", "does this apply to PPO?"); not "that" opening a clause
@@ -353,12 +352,6 @@ def _cited_numbers(turn: Turn) -> list[int]:
 Spans = Callable[[str], list[tuple[int, int]]]  # where a question's topic words stand
 
 
-def word_spans(question: str) -> list[tuple[int, int]]:
-    """Where `question`'s words stand, but the stop and asking words (`only_asks`): its topic
-    words, as far as a reading without the collection can tell."""
-    return [m.span() for m in _TOPIC_WORD.finditer(question) if not only_asks(m.group().lower())]
-
-
 def _topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
     """What a later "it" stands for when `turn` asked about a topic rather than for a paper
     (None: it asked for one paper or method, or names nothing).
@@ -373,7 +366,7 @@ def _topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
     tags = question_tags(typed)
     every = word_spans(typed)
     bare = "q:statement" in tags and "q:short" in tags
-    if bare and every and len(every) == len(_TOPIC_WORD.findall(typed)):
+    if bare and every and len(every) == word_count(typed):
         return typed[every[0][0] : every[-1][1]]  # all on the topic ("federated lerning")
     if _ASKS_FOR_ONE.search(typed):
         return None
@@ -385,18 +378,22 @@ def _topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
 _DONE = re.compile(r"\b(?:they|you|we|i|people|one|to)\s+(?:do|did|does|doing)\s+$", re.IGNORECASE)
 
 
-def _is_topic_it(text: str, found: re.Match[str], numbers: Sequence[int]) -> bool:
-    """Whether a `_SINGULAR_REF` match may stand for the last question's topic: "it", not the
+def _topic_it(text: str, numbers: Sequence[int]) -> re.Match[str] | None:
+    """The first pronoun of `text` that may stand for the last question's topic: "it", not the
     object of "do" ("why did they do it?"); "its" only after an answer of at most one paper
-    (after several, "its outcome?" is the first one's, as it always was). Never where the
+    (after several, "its outcome?" is the first one's, as it always was). None where the
     question names a paper otherwise ("what does this paper say about it?": it is asked of
-    that paper), nor "itself" ("does the network fix itself?")."""
-    word = found.group().lower()
-    if any(m.group().lower() not in _BARE_IT for m in _SINGULAR_REF.finditer(text)):
-        return False  # "this paper", "the method"
-    if word == "its":
-        return len(numbers) <= 1
-    return word == "it" and not _DONE.search(text[: found.start()])
+    that paper); never "itself" ("does the network fix itself?")."""
+    found = list(_SINGULAR_REF.finditer(text))
+    if any(m.group().lower() not in _BARE_IT for m in found):
+        return None  # "this paper", "the method"
+    for m in found:
+        word = m.group().lower()
+        if (word == "its" and len(numbers) <= 1) or (
+            word == "it" and not _DONE.search(text[: m.start()])
+        ):
+            return m
+    return None
 
 
 def _asked_on_its_own(turns: Sequence[Turn], last: Turn) -> Turn:
@@ -540,7 +537,8 @@ def rule_rewrite(
     found = _PLURAL_REF.search(text) or _SINGULAR_REF.search(text)
     wanted = numbers if found is None or _PLURAL_REF.search(text) else numbers[:1]
     papers = _unique(_cited(last, k, resolve) for k in wanted)
-    if found is not None and _OTHERS_REF.fullmatch(found.group()):
+    the_others = found is not None and bool(_OTHERS_REF.fullmatch(found.group()))
+    if the_others:
         shown = {p.id for p in papers}
         topic = _set_turn(turns)
         others = [p for p in _papers_of(topic, resolve) if p.id not in shown]
@@ -549,8 +547,7 @@ def rule_rewrite(
             # on the set's own question ("graph neural networks with noisy labels").
             return Condensed(topic.question, question, "rule", excluded=tuple(papers))
         papers = others or papers
-    it = next((m for m in _SINGULAR_REF.finditer(text) if _is_topic_it(text, m, numbers)), None)
-    the_others = found is not None and bool(_OTHERS_REF.fullmatch(found.group()))
+    it = _topic_it(text, numbers)
     asks_topic = it is not None and not the_others and not record_fields(question)
     subject = _topic_of(_asked_on_its_own(turns, last), topic_spans) if asks_topic else None
     if it is not None and subject:
