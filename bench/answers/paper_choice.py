@@ -12,7 +12,8 @@ threshold with the best F1 of the fitting part's chosen papers, and prints the c
 paste into rag/answer/paper_choice.py with the held-out table. `answers TAG` asks every question
 (extractive) and scores the papers the answer cites against the labels, by split and by form,
 with the phrasing invariance (mean Jaccard of the cited sets over a need's phrasings) and false
-abstentions; it writes bench/results/paper_choice_TAG.json and appends to paper_choice.md.
+abstentions; it writes bench/results/paper_choice_TAG.json (with every question's cited papers)
+and appends to paper_choice.md.
 """
 
 from __future__ import annotations
@@ -214,7 +215,11 @@ def answers(args: argparse.Namespace) -> None:
         ]
         invariance.setdefault(members[0][1], []).append(float(np.mean(pairs)))
     inv = {split: round(float(np.mean(v)), 3) for split, v in invariance.items()}
-    out = {"tag": args.tag, "cited_papers": results, "phrasing_invariance": inv}
+    asked = [
+        {**{k: r[k] for k in ("id", "q", "form", "split", "relevant")}, "cited": sorted(c)}
+        for r, c in zip(rows, cited, strict=True)
+    ]
+    out = {"tag": args.tag, "cited_papers": results, "phrasing_invariance": inv, "asked": asked}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"paper_choice_{args.tag}.json").write_text(json.dumps(out, indent=2) + "\n")
     text = table(results, f"Papers cited by `rag ask` (extractive), {args.tag}")

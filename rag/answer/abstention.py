@@ -131,6 +131,18 @@ def _is_name(word: str, first: bool) -> bool:
     return word[0].isupper() and not first
 
 
+@functools.cache
+def only_ranks(word: str) -> bool:
+    """Whether `word` (lower case) is an adjective's or adverb's comparative or superlative
+    ("cheapest", "faster", "newest"): it asks how the papers on a topic rank, as "best" and
+    "better" do, not what the topic is. lemminflect's English dictionary tells these from words
+    that only end alike ("interest", "forest", "transformer", "honest")."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word)
+    return any(base != word for pos in ("ADJ", "ADV") for base in lemmas.get(pos, ()))
+
+
 def only_asks(word: str) -> bool:
     """Whether `word` (lower case) says how a question is asked, not what about: a stop word,
     an asking word (`_ASKING`) or a number."""
@@ -160,14 +172,24 @@ def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bo
         yield match, term, name, not held and not topic_words.names_topic(index, word)
 
 
-def question_terms(index: Index, question: str) -> list[tuple[str, bool]]:
+def question_terms(index: Index, question: str, ranking: bool = True) -> list[tuple[str, bool]]:
     """Return the question's distinct BM25 terms, each with whether it is a name, but for the
-    words no paper holds that name no topic (`_words`)."""
+    words no paper holds that name no topic (`_words`); with `ranking` False, nor those no paper
+    holds that only rank the papers on the topic (`only_ranks`: "cheapest" in "cheapest way to
+    align a model", which has papers on aligning models though none says which is cheapest)."""
     terms: dict[str, bool] = {}
-    for _, term, name, situation in _words(index, question):
-        if not situation:
+    for match, term, name, situation in _words(index, question):
+        unheld_rank = (
+            not ranking and only_ranks(match.group().lower()) and not any_paper_holds(index, term)
+        )
+        if not situation and not unheld_rank:
             terms[term] = terms.get(term, False) or name
     return list(terms.items())
+
+
+def any_paper_holds(index: Index, term: str) -> bool:
+    """Whether some indexed paper's text holds `term` (a BM25 stem)."""
+    return bool(len(index.bm25().documents_with(term)))
 
 
 def word_count(question: str) -> int:
@@ -202,11 +224,14 @@ def without_situation_words(index: Index, question: str) -> str:
 
 def words_no_paper_holds(index: Index, question: str) -> list[str]:
     """Return the question's topic words (as typed, in order) that no indexed paper's text
-    holds in any form `term_coverage` counts ("PPO" in "DPO vs PPO?"), for saying so."""
+    holds in any form `term_coverage` counts ("PPO" in "DPO vs PPO?"), for saying so; not the
+    comparatives and superlatives (`only_ranks`), which the decision does not count against."""
     missing: list[str] = []
     for match, term, name, situation in _words(index, question):
         word = match.group()
-        if not situation and word not in missing and not len(documents_holding(index, term, name)):
+        if situation or word in missing or only_ranks(word.lower()):
+            continue
+        if not len(documents_holding(index, term, name)):
             missing.append(word)
     return missing
 
@@ -218,7 +243,7 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     bm25 = index.bm25()
     best = hits[0]
     row = bm25.position(best.paper.id)
-    terms = question_terms(index, question)
+    terms = question_terms(index, question, ranking=False)
     possible = sum(term_rarity(index, [t for t, _ in terms]).values()) * (BM25_K1 + 1)
     lexical = 0.0
     if possible > 0 and row is not None:
