@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from rag.index import spelling  # noqa: E402
+from rag.index import compounds, spelling  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
@@ -65,10 +65,12 @@ def changes(index: Index, texts: list[str], variant: tuple[int, int, bool]) -> d
         spelling.slips,
         spelling.clipped,
         spelling._variant_of,
+        spelling.split_form,
     )
     spelling.MIN_LENGTH, spelling.MIN_READ_LENGTH = min_length, min_read
     spelling.clipped = lambda index, word: None  # type: ignore[assignment]  # slips alone here
     spelling._variant_of = lambda index, word: None  # type: ignore[assignment]
+    spelling.split_form = lambda index, word, english: None  # type: ignore[assignment]
     if replace:
         spelling.slips = with_replacements  # type: ignore[assignment]
     try:
@@ -86,6 +88,7 @@ def changes(index: Index, texts: list[str], variant: tuple[int, int, bool]) -> d
             spelling.slips,
             spelling.clipped,
             spelling._variant_of,
+            spelling.split_form,
         ) = saved
 
 
@@ -187,24 +190,46 @@ def clipping_pairs_part(index: Index) -> list[str]:
 
 def clipped_words(index: Index, texts: list[str], variants: bool = False) -> dict[str, str]:
     """Return {typed word: word read} for every word of `texts` the clipping rule reads (with
-    `variants`: that the British and American spelling rule reads)."""
+    `variants`: that the British and American spelling rule reads), word by word as
+    `spelling.corrected` reads them (compounds are `compound_words`')."""
     out = {}
     for text in texts:
-        read = spelling.corrected(index, text)
-        if read == text:
-            continue
-        typed_words, read_words = re.findall(r"\w+", text), re.findall(r"\w+", read)
-        for typed, got in zip(typed_words, read_words, strict=False):
+        for match in re.finditer(r"[A-Za-z0-9]+", text):
+            typed = match.group()
             low = typed.lower()
-            if got.lower() == low or spelling._slip_of(index, low) is not None:
+            first = match.start() == 0 and typed[:1].isupper() and typed[1:].islower()
+            clip = "-" not in (text[match.start() - 1 : match.start()], text[match.end() :][:1])
+            got = spelling.correction(index, low if first else typed, clip=clip)
+            if got is None or spelling._slip_of(index, low) is not None:
+                continue
+            if compounds.split_form(index, low, spelling._english()) is not None:
                 continue
             if (spelling._variant_of(index, low) is not None) == variants:
                 out[low] = got.lower()
     return out
 
 
+def compound_words(index: Index, texts: list[str]) -> dict[str, str]:
+    """Return {typed: read} for every compound of `texts` read as the collection writes it
+    (`rag.index.compounds`): typed apart and read joined, or typed joined and read apart."""
+    out = {}
+    for text in texts:
+        for start, end, joined in compounds.joined_pairs(index, text):
+            out[text[start:end].lower()] = joined.lower()
+        for word in re.findall(rf"[A-Za-z]{{{compounds.MIN_JOINED},}}", text):
+            low = word.lower()
+            bm25 = index.bm25()
+            if len(bm25.documents_with(bm25.stem(low))):
+                continue
+            read = compounds.split_form(index, low, spelling._english())
+            if read and spelling.correction(index, low) == read:
+                out[low] = read
+    return out
+
+
 def clipping_use_part(seeds: Index, scifact: Index | None) -> list[str]:
-    """Every word the clipping rule reads in the labelled seed questions and SciFact claims."""
+    """Every compound and every word the clipping and spelling-variant rules read in the
+    labelled seed questions and SciFact claims."""
     texts = []
     for name in (
         "paper_questions.jsonl",
@@ -214,7 +239,15 @@ def clipping_use_part(seeds: Index, scifact: Index | None) -> list[str]:
     ):
         for row in map(json.loads, (DATA / name).read_text().splitlines()):
             texts += [v for k, v in row.items() if k in ("q", "question") and isinstance(v, str)]
-    lines = []
+    lines = ["", "### Compounds (`rag/index/compounds.py`) read in real questions", ""]
+    got = compound_words(seeds, texts)
+    listed = ", ".join(f"{w}→{r}" for w, r in sorted(got.items())) or "none"
+    lines.append(f"- {len(texts)} labelled seed questions (over the seeds): {listed}")
+    if scifact is not None:
+        claims = [json.loads(x)["claim"] for x in CLAIMS.read_text().splitlines() if x]
+        got = compound_words(scifact, claims)
+        listed = ", ".join(f"{w}→{r}" for w, r in sorted(got.items())) or "none"
+        lines.append(f"- {len(claims)} SciFact training claims (over SciFact): {listed}")
     for variants, title in (
         (False, "Clipped words"),
         (True, "British and American spellings (`spelling_variants`)"),

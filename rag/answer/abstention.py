@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from rag.answer import topic_words
+from rag.index.lexical import stop_words
 from rag.index.paper_index import Index
 from rag.records import Hit
 from rag.text import ASKING_WORDS, CHAT_WORDS, STOPWORDS, definitions, with_spelling_variants
@@ -146,14 +147,7 @@ def only_ranks(word: str) -> bool:
 def only_asks(word: str) -> bool:
     """Whether `word` (lower case) says how a question is asked, not what about: a stop word,
     an asking word (`_ASKING`) or a number."""
-    return word in _stop_words() or word in _ASKING or word.isdigit()
-
-
-@functools.cache
-def _stop_words() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_EN
-
-    return frozenset(STOPWORDS_EN) | STOPWORDS  # bm25s' list lacks "what", "do", "which"
+    return word in stop_words() or word in _ASKING or word.isdigit()
 
 
 def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bool, bool]]:

@@ -7,6 +7,7 @@ format) is stale.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rag.index.acronyms import Expander, defined
-from rag.text import singular_acronyms
+from rag.text import STOPWORDS, singular_acronyms
 
 if TYPE_CHECKING:
     from rag.records import Paper
@@ -47,6 +48,15 @@ def paper_text(paper: Paper) -> str:
     """
     parts = [paper.title, paper.abstract, paper.area, ", ".join(paper.authors)]
     return ". ".join(p for p in parts if p)
+
+
+@functools.cache
+def stop_words() -> frozenset[str]:
+    """Return the words BM25 leaves out (bm25s' English list) and `rag.text.STOPWORDS`, which
+    adds what that list lacks ("what", "do", "which")."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN) | STOPWORDS
 
 
 def fingerprint(ids: Collection[str]) -> str:
@@ -176,7 +186,7 @@ class BM25Index:
         if self._model is None:
             return np.zeros(0, dtype=np.int64)
         column = self._model.vocab_dict.get(term)  # type: ignore[attr-defined]
-        if column is None:
+        if column is None or not term:  # bm25s keeps "" in the vocabulary, with no column
             return np.zeros(0, dtype=np.int64)
         matrix = self._model.scores  # type: ignore[attr-defined]
         start, end = int(matrix["indptr"][column]), int(matrix["indptr"][column + 1])

@@ -39,6 +39,10 @@ found fewer papers or none: on the labelled seed questions asked in both spellin
 got the same papers, 46 after (`bench/answers/british_spelling.py`). Nothing is fitted: a
 spelling is only read as another that the collection holds.
 
+A compound typed joined, hyphenated or apart otherwise than the collection writes it
+("finetuning", "over-parameterized") is read as the collection writes it, before these slips
+(`rag.index.compounds`).
+
 A clipped word is read as the word it clips: "math reasoning" as "mathematics reasoning",
 "config" as "configuration". Without that, "math" counted as a topic word no paper uses and the
 question was answered "no paper on this" while three papers are on mathematical reasoning. A
@@ -60,6 +64,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rag.index.compounds import read_compounds, split_form
 from rag.text import CHAT_WORDS, STOPWORDS, spelling_variants
 
 if TYPE_CHECKING:
@@ -122,6 +127,7 @@ def correction(index: Index, word: str, *, clip: bool = True) -> str | None:
         return None
     return (
         _variant_of(index, word)
+        or split_form(index, word, _english())
         or _slip_of(index, word)
         or (clipped(index, word) if clip else None)
     )
@@ -193,6 +199,7 @@ def corrected(index: Index, text: str) -> str:
     """Return `text` with each misspelled word replaced by the collection's word (see module)."""
     if not index.papers:
         return text
+    text = read_compounds(index, text)
 
     def fix(match: re.Match[str]) -> str:
         word = match.group()
