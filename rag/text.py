@@ -253,6 +253,14 @@ _STOPWORD_TEXT = """
     method methods approach approaches work authors study propose proposes proposed show
     shows use uses used using based new novel vs versus"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# Numbers written as words: a quantity a sentence states ("five benchmarks"), never a topic
+# ("explain induction heads like I'm five" named none).
+NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50,
+}  # fmt: skip
 # Words of conversation, not of content ("ok, thanks, anything on auctions?"): left out of a
 # question's terms by the abstention (`rag/answer/abstention.py`) and the relevance check alike.
 CHAT_WORDS = "ok okay hmm thanks thank hi hello hey yes yeah cool great sure so well"

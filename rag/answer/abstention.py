@@ -42,7 +42,14 @@ from rag.answer import topic_words
 from rag.index.lexical import stop_words
 from rag.index.paper_index import Index
 from rag.records import Hit
-from rag.text import ASKING_WORDS, CHAT_WORDS, STOPWORDS, definitions, with_spelling_variants
+from rag.text import (
+    ASKING_WORDS,
+    CHAT_WORDS,
+    NUMBER_WORDS,
+    STOPWORDS,
+    definitions,
+    with_spelling_variants,
+)
 
 # A question of this many terms or more reads like a claim: there the passage cosine alone is
 # telling, and the cosine gate bench/answers/calibrate.py chose (SciFact: 98.0% of answerable claims
@@ -146,8 +153,8 @@ def only_ranks(word: str) -> bool:
 
 def only_asks(word: str) -> bool:
     """Whether `word` (lower case) says how a question is asked, not what about: a stop word,
-    an asking word (`_ASKING`) or a number."""
-    return word in stop_words() or word in _ASKING or word.isdigit()
+    an asking word (`_ASKING`) or a number, in digits or words ("five")."""
+    return word in stop_words() or word in _ASKING or word.isdigit() or word in NUMBER_WORDS
 
 
 def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bool, bool]]:

@@ -31,16 +31,10 @@ from rag.answer.evidence import Evidence, paper_sentences
 from rag.index.embedding import Embedder
 from rag.records import Paper
 from rag.stance.judge import JUDGED_SENTENCES, StanceJudge
-from rag.text import CONTENT_WORD, STOPWORDS, content_stems
+from rag.text import CONTENT_WORD, NUMBER_WORDS, STOPWORDS, content_stems
 
 MARKER = re.compile(r"\s*\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:[.,]\d+)?")
-_NUMBER_WORDS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50,
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -82,9 +76,7 @@ def strip_markers(sentence: str) -> tuple[str, list[int]]:
 def numbers(text: str) -> set[float]:
     """Return the numbers `text` states, in digits or as words ("three" is 3)."""
     found = {float(x.replace(",", ".")) for x in _NUMBER.findall(text)}
-    found.update(
-        _NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS
-    )
+    found.update(NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in NUMBER_WORDS)
     return found
 
 

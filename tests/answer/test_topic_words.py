@@ -84,3 +84,14 @@ def test_the_search_leaves_out_the_asker_s_situation(real_seed_index: Index) -> 
 def test_another_embedding_model_keeps_every_word(seed_index: Index) -> None:
     # The fake embedder of the fast tests is not the model the weights read.
     assert topic_words.names_topic(seed_index, "lecture")
+
+
+@pytest.mark.slow
+def test_a_number_in_words_is_no_missing_topic(real_seed_index: Index) -> None:
+    # answered with "No paper's title or abstract uses “five”, so what follows is only the
+    # nearest the collection comes to this question." before the induction-heads paper
+    question = "explain induction heads like I'm five"
+    assert words_no_paper_holds(real_seed_index, question) == []
+    answer = answered(real_seed_index, question)
+    assert "five" not in answer.answer.split("[")[0], answer.answer
+    assert answer.citations[0].hit.paper.authors[0] == "Francesco D'Angelo", answer.answer
