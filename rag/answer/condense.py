@@ -10,7 +10,11 @@ listed several), in the order it cited them, however many turns have chosen amon
   reference, as `pick`: the answer judges each paper on those words;
 - "the others", "the rest", "the other one" name the set's papers the last answer left out;
   when it left none out, they are the rest of the collection on the set's question
-  (`excluded`: the papers already shown).
+  (`excluded`: the papers already shown);
+- a follow-up that asks past the papers shown, with no pronoun pointing back at them ("anything
+  else on label noise?", "any other papers on RL collapse?", "more continual learning work?":
+  `asks_past_shown`) is searched on its own words, or on the set's question when it names no
+  topic, less the papers the last answer cited (`excluded`).
 
 Others refer to the last answer: a numbered reference ("paper 2", "[2]") names the paper cited
 there at that number; in a short question "that paper" or "this method" names its first paper
@@ -163,6 +167,18 @@ _OPENING_WHICH = re.compile(
     re.IGNORECASE,
 )
 _OTHERS_REF = re.compile(_OTHERS, re.IGNORECASE)
+# A follow-up that asks past the papers just shown: other or more of the collection's papers, work
+# or approaches ("any other papers on RL collapse?", "more continual learning work?", "other long
+# context stuff?"), "more on" a topic, or "anything else", "who else", "what else is there";
+# not other things of the papers shown ("any other gains?", "what other tools are in the
+# pipeline?", "why aren't other augmentation methods good enough?"), nor "the other one".
+_PAST_SHOWN = re.compile(
+    r"(?<!\bthe\s)\b(?:other|another|more|alternative)\s+(?:[\w-]+\s+){0,4}?"
+    r"(?:papers?|works?|studies|research|stuff|articles|approaches|ways|techniques|ideas|ones|"
+    r"variants)\b"
+    r"|\bmore\s+(?:on|about)\b|\belse\b",
+    re.IGNORECASE,
+)
 _PLURAL_REF = re.compile(
     # a noun after "their" or "those" is what they point at; after "they" a verb ("they work")
     rf"\b(?:they|them|theirs)\b|\b(?:their|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
@@ -475,6 +491,13 @@ def asks_for_more(question: str) -> bool:
     return not _own_words(question) and bool(words & _MORE)
 
 
+def asks_past_shown(question: str) -> bool:
+    """Return whether `question` asks for papers besides those just shown (`_PAST_SHOWN`), not
+    for more of them: it points at them by no pronoun ("what else did they find?", "how does it
+    compare to other methods?") nor "the others"."""
+    return bool(_PAST_SHOWN.search(question)) and not refers_back(question)
+
+
 def depends_on_history(question: str) -> bool:
     """Return whether `question` needs the previous answer to be understood (see module doc).
 
@@ -493,6 +516,15 @@ def rule_rewrite(
     `topic_spans` tells where a question's topic words stand."""
     question = question.strip()
     last = _last_answer(turns)
+    if last is not None and asks_past_shown(question):
+        # "anything else on label noise?", "any other papers on this?": the collection's papers
+        # on its words (on the set's question when it names no topic), less those shown.
+        cited = tuple(_papers_of(last, resolve))
+        listed = _set_turn(turns)
+        if cited and not topic_spans(question) and listed is not None:
+            return Condensed(listed.question, question, "rule", excluded=cited)
+        if cited:
+            return Condensed(question, question, "rule", excluded=cited)
     if last is None or not (depends_on_history(question) or _WHICH_SUBJECT.search(question)):
         return Condensed(question, question)
     numbers = _cited_numbers(last)

@@ -615,6 +615,71 @@ def test_a_topic_asked_about_anywhere_is_answered_and_it_stays_that_topic(
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        "anything else on graph models?",
+        "any other papers that generate molecules?",
+        "more generative modelling work?",
+        "who else works on molecules?",
+        "any other ways to build graph models?",
+    ],
+)
+def test_a_follow_up_past_the_papers_shown_searches_the_rest(question: str) -> None:
+    # "anything else on label noise?" after ICGNN was searched as "anything else on label noise
+    # (ICGNN)?" and answered with ICGNN's sentence again.
+    result = rule_rewrite(question, TWO_PAPERS)
+    assert result.question == question  # searched on its own words
+    assert result.excluded == (ALPHA, BETA)
+    assert result.papers == ()
+
+
+def test_one_that_names_no_topic_searches_the_set_s_question() -> None:
+    result = rule_rewrite("any other papers?", TWO_PAPERS)
+    assert (result.question, result.excluded) == ("Which papers propose models?", (ALPHA, BETA))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what else did they find?",
+        "how does it compare to other methods?",
+        "does it beat the other baselines?",
+        "apart from saving compute, any other gains?",  # other gains of the papers shown
+        "what other tools are in the pipeline?",
+    ],
+)
+def test_other_things_of_the_papers_shown_leave_them_in(question: str) -> None:
+    assert rule_rewrite(question, TWO_PAPERS).excluded == ()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "second", "shown", "others"),
+    [
+        ("how does ICGNN handle noisy labels?", "anything else on label noise?", "Wei Ju", set()),
+        (
+            "tell me about ConPress",
+            "are there other approaches to shorter reasoning?",
+            "Jie Deng",
+            {"Ziyue Li", "Yuesen Tang", "Yizhi Li", "Ke Wang"},
+        ),
+    ],
+)
+def test_other_papers_are_the_rest_of_the_collection_or_none(
+    real_seed_index: Index, first: str, second: str, shown: str, others: set[str]
+) -> None:
+    from tests.answer.chat_turns import chat, first_authors
+
+    before, after = chat(real_seed_index, [first, second])
+    assert first_authors(before) == [shown], before.answer
+    assert shown not in first_authors(after), after.answer
+    if others:
+        assert set(first_authors(after)) & others, after.answer
+    else:  # "no other paper", not "the collection has no paper on this"
+        assert after.answer.startswith("The previous answer showed every paper"), after.answer
+
+
+@pytest.mark.parametrize(
     ("question", "rewritten"),
     [
         ("how do the papers fix that?", "how do the papers fix that (AlphaNet and BetaGAN)?"),
