@@ -180,8 +180,8 @@ def question_terms(index: Index, question: str, ranking: bool = True) -> list[tu
     align a model", which has papers on aligning models though none says which is cheapest)."""
     terms: dict[str, bool] = {}
     for match, term, name, situation in _words(index, question):
-        unheld_rank = (
-            not ranking and only_ranks(match.group().lower()) and not any_paper_holds(index, term)
+        unheld_rank = (  # the dictionary is read only for a word no paper holds
+            not ranking and not any_paper_holds(index, term) and only_ranks(match.group().lower())
         )
         if not situation and not unheld_rank:
             terms[term] = terms.get(term, False) or name
@@ -230,9 +230,9 @@ def words_no_paper_holds(index: Index, question: str) -> list[str]:
     missing: list[str] = []
     for match, term, name, situation in _words(index, question):
         word = match.group()
-        if situation or word in missing or only_ranks(word.lower()):
+        if situation or word in missing or len(documents_holding(index, term, name)):
             continue
-        if not len(documents_holding(index, term, name)):
+        if not only_ranks(word.lower()):
             missing.append(word)
     return missing
 
