@@ -150,6 +150,10 @@ NONE_IN_SET_NOR_ELSEWHERE = (
     "None of the papers listed earlier says this, and no other paper in the collection is about "
     "it. The nearest papers are listed below."
 )
+NONE_IN_SET_NOR_ELSEWHERE_ONE = (  # the same when the earlier answer listed one paper
+    "The paper listed earlier does not say this, and no other paper in the collection is about "
+    "it. The nearest papers are listed below."
+)
 
 # A question naming people ("What did Wei Ju find about fairness?") that none of their papers is
 # about: the answer's first line, before the collection's best paper on its words (which may
@@ -171,5 +175,9 @@ BY_PEOPLE_UNADDRESSED = (
 
 NONE_IN_SET = (
     "None of the papers listed earlier is about this; the paper below is from the rest of the "
+    "collection."
+)
+NONE_IN_SET_ONE = (  # the same when the earlier answer listed one paper
+    "The paper listed earlier is not about this; the paper below is from the rest of the "
     "collection."
 )

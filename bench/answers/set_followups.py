@@ -26,7 +26,8 @@ The pass rule, per kind, is what a user would accept:
   alphabetical `ordinal_of` gives the place).
 - `others` ("and the rest?"): cites exactly `shown` less what the previous answer cited.
 - `none_in_set`: the answer says in a line that none of the previous papers is about it
-  (`prompts.NONE_IN_SET`) and cites only papers of `outside_set`, at least one, none of `shown`.
+  (`prompts.NONE_IN_SET`, or `NONE_IN_SET_ONE` after one paper) and cites only papers of
+  `outside_set`, at least one, none of `shown`.
   Should `shown` hold an `outside_set` paper (the tool listed more than the labels), the turn is
   scored as a pick of those papers.
 - `collection` ("what do the papers in the collection say about ...") and `switch`: searched
@@ -99,8 +100,10 @@ def cited(answer: Answer) -> list[str]:
 
 
 def says_none_in_set(answer: Answer) -> bool:
-    """Whether the answer says that none of the previous answer's papers is about it."""
-    return prompts.NONE_IN_SET in answer.answer or prompts.NONE_IN_SET in (answer.notice or "")
+    """Whether the answer says that none of the previous answer's papers is about it (or, of
+    one paper, that it is not)."""
+    said = f"{answer.answer}\n{answer.notice or ''}"
+    return prompts.NONE_IN_SET in said or prompts.NONE_IN_SET_ONE in said
 
 
 def stand_in(question: str, authors: list[str], index: Index) -> Answer:

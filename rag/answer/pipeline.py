@@ -505,7 +505,7 @@ def answer_stream(
         said = (
             prompts.NO_OTHER
             if shown_before
-            else prompts.NONE_IN_SET_NOR_ELSEWHERE
+            else _of_the_set(condensed, prompts.NONE_IN_SET_NOR_ELSEWHERE)
             if condensed.pick is not None and condensed.papers
             else prompts.ABSTAIN
         )
@@ -539,7 +539,9 @@ def answer_stream(
         timings.setdefault("first_sentence_s", time.perf_counter() - t0)
         people = condensed.method == "people"
         yield render.note(
-            prompts.NONE_BY_PEOPLE.format(who=condensed.who) if people else prompts.NONE_IN_SET
+            prompts.NONE_BY_PEOPLE.format(who=condensed.who)
+            if people
+            else _of_the_set(condensed, prompts.NONE_IN_SET)
         )
     elif condensed.method == "people" and condensed.pick is None:
         yield render.note(their_papers(condensed, len(relevant), unaddressed, bool(filters)))
@@ -705,6 +707,17 @@ def _relevance_check(
         candidate_vectors=np.vstack(vectors) if vectors else None,
         rarity=term_rarity(index, wanted_terms(query)),
     )
+
+
+def _of_the_set(condensed: Condensed, plural: str) -> str:
+    """`plural` ("None of the papers listed earlier ..."), or its form for a set of one paper
+    ("The paper listed earlier ..."), which the choice was made among."""
+    if len(condensed.papers) != 1:
+        return plural
+    return {
+        prompts.NONE_IN_SET: prompts.NONE_IN_SET_ONE,
+        prompts.NONE_IN_SET_NOR_ELSEWHERE: prompts.NONE_IN_SET_NOR_ELSEWHERE_ONE,
+    }[plural]
 
 
 def _condensed(

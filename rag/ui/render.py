@@ -168,6 +168,7 @@ def render_turn(answer: Answer, *, turn: int = 0) -> str:
         said = {
             prompts.NO_OTHER: "No other paper",
             prompts.NONE_IN_SET_NOR_ELSEWHERE: "None of them",
+            prompts.NONE_IN_SET_NOR_ELSEWHERE_ONE: "Not that paper",
         }.get(answer.answer, "No paper on this")
         parts.append(f"{_label('abstained', said)} {render_answer(answer.answer, turn=turn)}")
     elif answer.answer == prompts.ENGLISH_ONLY:  # a Chinese question: no search was made
