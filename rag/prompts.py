@@ -97,6 +97,7 @@ WHAT_NOT_STATED = {
     "dataset": "which datasets or benchmarks were used",
     "number": "the number asked for",
     "code": "whether its code is available",
+    "limitation": "any limitation of the method asked about",
 }
 NOT_STATED_ONE = "The abstract of {who} does not state {what}; here is what it does say."
 NOT_STATED = "None of the abstracts found states {what}; here is what they do say."

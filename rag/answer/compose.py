@@ -22,6 +22,7 @@ from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
 from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
+from rag.answer.limitations import asks_limitations, names_method, states_limitation
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
 from rag.ingest.wanted import (
@@ -48,11 +49,12 @@ class Kind(StrEnum):
     DATASET = "dataset"  # which dataset was it evaluated on
     NUMBER = "number"  # how many / how much faster
     CODE = "code"  # is the code out
+    LIMITATION = "limitation"  # what are its limitations
     GENERAL = "general"  # tell me about X
 
 
 # What a question asks an abstract to state, which it may not: the note then says so.
-_STATED = (Kind.DATASET, Kind.NUMBER, Kind.CODE)
+_STATED = (Kind.DATASET, Kind.NUMBER, Kind.CODE, Kind.LIMITATION)
 _LIST = re.compile(
     r"^\s*(?:(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications)\b"
     r"|(?:are|is)\s+there\s+(?:any\s+)?(?:other\s+)?(?:papers?|works?|studies|research)\b"
@@ -111,6 +113,8 @@ def question_kind(question: str) -> Kind:
     """Return what `question` asks for (the first matching kind, most specific first)."""
     if asks_if_out(question):
         return Kind.CODE
+    if asks_limitations(question):
+        return Kind.LIMITATION
     for kind, pattern in (
         (Kind.DATASET, _DATASET),
         (Kind.NUMBER, _NUMBER),
@@ -141,10 +145,15 @@ def names_a_dataset(sentence: str, method: str | None) -> bool:
     return False
 
 
-def states_what_is_asked(kind: Kind, sentence: str, method: str | None = None) -> bool:
+def states_what_is_asked(
+    kind: Kind, sentence: str, method: str | None = None, role: str | None = None, own: bool = False
+) -> bool:
     """Whether `sentence` states what a question of `kind` asks an abstract to state (a
-    dataset, a number, where the code is: `_STATED`); any sentence for another kind. `method`:
-    the paper's own method name, which names no dataset."""
+    dataset, a number, where the code is, a limitation of the paper's method: `_STATED`); any
+    sentence for another kind. `method`: the paper's own method name, which names no dataset;
+    `role` and `own` (the question names that method): `limitations.states_limitation`."""
+    if kind is Kind.LIMITATION:
+        return states_limitation(sentence, role, own)
     if kind is Kind.DATASET:
         return names_a_dataset(sentence, method)
     if kind is Kind.NUMBER:
@@ -218,21 +227,21 @@ def choose(
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
         return None
-    sentences = [s for s, _ in pairs]
     method = method_name(ev.hit.paper.abstract)
     # Among the sentences that pass the gate, the fitted choice (rag/ingest/wanted.py) orders
     # them: the role the question wants, its words, where the sentence sits, ...
     cosines, shared, ranks = _ranked(question, relevance, ev, pairs)
     topic = topic_terms(relevance, method)
+    own = names_method(question, method)
     best: tuple[tuple[bool, bool, bool, bool, float], Choice] | None = None
     if any_sentence:  # it asks for nothing but a kind of sentence: that role's come first
         ranks = wanted_role_first(question, pairs, ranks)
-    for sentence, cosine, rank in zip(sentences, cosines, ranks, strict=True):
+    for (sentence, role), cosine, rank in zip(pairs, cosines, ranks, strict=True):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
         passes = any_sentence or relevance.passes(about)
         if is_fragment(sentence, relevance.question) or not (passes or said):
             continue
-        states = states_what_is_asked(kind, sentence, method)
+        states = states_what_is_asked(kind, sentence, method, role, own)
         # Asked for a fact: a sentence that states it (or the experiments) before any other.
         first = kind in _STATED and bool(
             states or (kind is Kind.DATASET and _DATA_WORD.search(sentence))

@@ -57,6 +57,7 @@ from rag.answer.language import (
     likely_language,
     translate,
 )
+from rag.answer.limitations import names_method
 from rag.answer.named_papers import asked_of_named
 from rag.answer.overview import no_topic
 from rag.answer.people import asked_of_people, their_papers
@@ -560,6 +561,12 @@ def answer_stream(
         # Tiny models copy the source line's "Label:" prefix; the claim is what follows it.
         return checker.check(labels.sub("", sentence, count=1))
 
+    # The papers whose own method the question names ("what are the weaknesses of ConPress?"):
+    # asked its limitations, only a sentence that states one answers (rag/answer/limitations.py).
+    own_method = {
+        ev.n for ev in evidence if names_method(asked, method_name(ev.hit.paper.abstract))
+    }
+
     def show(checked: CheckedSentence, bullet: bool = False) -> Iterator[str]:
         checked = _made_standalone(checked, render.by_source, checker)
         if checked.supported and is_fragment(checked.text, question):
@@ -571,7 +578,8 @@ def answer_stream(
             # Supported by its paper, but not about what was asked: not shown.
             render.reject(checked, "off_question")
             return
-        if checked.supported and not states_what_is_asked(kind, checked.text):
+        own = any(n in own_method for n in checked.sources)
+        if checked.supported and not states_what_is_asked(kind, checked.text, own=own):
             # Asked where the code is, which dataset or how much: a sentence that does not say
             # is no answer, and the composer's note says when no abstract does.
             render.reject(checked, "not_stated")
