@@ -22,7 +22,7 @@ from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
 from rag.answer.discourse import points_back, standalone
 from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
-from rag.answer.limitations import asks_limitations, names_method, states_limitation
+from rag.answer.limitations import LIMITATIONS, names_method, states_limitation
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
 from rag.ingest.naming import method_name, speaker
 from rag.ingest.wanted import (
@@ -113,12 +113,11 @@ def question_kind(question: str) -> Kind:
     """Return what `question` asks for (the first matching kind, most specific first)."""
     if asks_if_out(question):
         return Kind.CODE
-    if asks_limitations(question):
-        return Kind.LIMITATION
     for kind, pattern in (
         (Kind.DATASET, _DATASET),
         (Kind.NUMBER, _NUMBER),
-        (Kind.LIST, _LIST),
+        (Kind.LIST, _LIST),  # "which papers discuss the limitations of DPO?" stays a list
+        (Kind.LIMITATION, LIMITATIONS),
         (Kind.METHOD, _METHOD),
         (Kind.CLAIM, _CLAIM),
         (Kind.FINDING, _FINDING),

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-_ASKS = re.compile(
+LIMITATIONS = re.compile(
     r"\b(?:limitations?|limits|weakness(?:es)?|weak\s+(?:points?|spots?)|drawbacks?|"
     r"shortcomings?|downsides?|disadvantages?|caveats?|cons|pitfalls?|failure\s+(?:modes?|cases?)"
     r")\b"
@@ -50,7 +50,7 @@ _OTHERS = re.compile(
 
 def asks_limitations(question: str) -> bool:
     """Whether `question` asks what something cannot do (see module)."""
-    return bool(_ASKS.search(question))
+    return bool(LIMITATIONS.search(question))
 
 
 def states_limitation(sentence: str, role: str | None = None, own: bool = False) -> bool:

@@ -36,6 +36,13 @@ def test_other_questions(question: str) -> None:
     assert not asks_limitations(question)
 
 
+def test_a_list_of_papers_on_limitations_stays_a_list() -> None:
+    from rag.answer.compose import Kind, question_kind
+
+    assert question_kind("which papers discuss the limitations of DPO?") is Kind.LIST
+    assert question_kind("what are the limitations of ConPress?") is Kind.LIMITATION
+
+
 def test_of_its_own_method_only_a_limitation_it_admits_counts() -> None:
     admits = "Despite the asymptotic nature of our findings, they capture moderate models."
     assert states_limitation(admits, "conclusion", own=True)
