@@ -169,7 +169,7 @@ def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bo
         if only_asks(low):
             continue
         term, name = bm25.stem(word), _is_name(word, i == 0)
-        held = name or len(bm25.documents_with(term))
+        held = name or any_paper_holds(index, term)
         yield match, term, name, not held and not topic_words.names_topic(index, word)
 
 

@@ -278,8 +278,9 @@ def asks_of_papers(question: str, papers: Sequence[Paper]) -> list[str]:
 def topic_terms(relevance: RelevanceCheck, name: str | None) -> list[str]:
     """The question's terms without the paper's own `name` when the question names it ("does
     TreePO do anything about the KV cache?"): every sentence about the paper holds it."""
-    named = name and re.search(rf"\b{re.escape(name)}\b", relevance.question, re.IGNORECASE)
-    own_name = set(content_stems(name)) if name and named else set()
+    own_name = (
+        set(content_stems(name)) if name and names_method(relevance.question, name) else set()
+    )
     return [t for t in relevance.terms if t not in own_name]
 
 

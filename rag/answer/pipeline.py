@@ -563,9 +563,11 @@ def answer_stream(
 
     # The papers whose own method the question names ("what are the weaknesses of ConPress?"):
     # asked its limitations, only a sentence that states one answers (rag/answer/limitations.py).
-    own_method = {
-        ev.n for ev in evidence if names_method(asked, method_name(ev.hit.paper.abstract))
-    }
+    own_method = (
+        {ev.n for ev in evidence if names_method(asked, method_name(ev.hit.paper.abstract))}
+        if kind is Kind.LIMITATION
+        else set()
+    )
 
     def show(checked: CheckedSentence, bullet: bool = False) -> Iterator[str]:
         checked = _made_standalone(checked, render.by_source, checker)
