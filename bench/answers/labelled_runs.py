@@ -1,7 +1,7 @@
 """What the benches that ask labelled seed questions share: asking each, writing the tagged results.
 
 `ask_each` answers every question of a JSON-lines file (`q`) with `rag ask` (extractive) over a
-copy of a seed index; `write_tagged` writes bench/results/NAME_TAG.json (the per-part table and
+copy of a seed index (`ask_each_from_command_line`: from such a bench's `--index COPY --tag TAG`); `write_tagged` writes bench/results/NAME_TAG.json (the per-part table and
 every question's outcome) and appends the table, under its tag, to bench/results/NAME.md.
 
 The two-turn benches (a first message, then a follow-up) share `follow_ups_asked`, which asks
@@ -42,6 +42,18 @@ def ask_each(
     settings = index.settings.model_copy(update={"backend": "extractive"})
     rows = [json.loads(x) for x in data.read_text(encoding="utf-8").splitlines() if x]
     return [judged(r, api.ask(r["q"], settings=settings, index=index)) for r in rows]
+
+
+def ask_each_from_command_line(
+    doc: str, data: Path, judged: Callable[[dict[str, Any], Any], dict[str, Any]]
+) -> tuple[str, list[dict[str, Any]]]:
+    """Run a bench that asks each labelled question from the command line (`--index COPY
+    --tag TAG`, described by the bench's `doc`): return the tag and `ask_each`'s outcomes."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
+    parser.add_argument("--tag", default="after")
+    args = parser.parse_args()
+    return args.tag, ask_each(args.index, data, judged)
 
 
 def write_tagged(

@@ -15,7 +15,6 @@ appends to limitation_questions.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.answers.labelled_runs import ask_each, write_tagged  # noqa: E402
+from bench.answers.labelled_runs import ask_each_from_command_line, write_tagged  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "limitation_questions.jsonl"
 COLUMNS = (("questions", "questions"), ("note: states none", "noted"), ("paper cited", "cited"))
@@ -46,11 +45,7 @@ def judged(row: dict[str, Any], answer: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
-    parser.add_argument("--tag", default="after")
-    args = parser.parse_args()
-    results = ask_each(args.index, DATA, judged)
+    tag, results = ask_each_from_command_line(__doc__, DATA, judged)
     table = {}
     for split in ("fit", "heldout"):
         for name, subject, states in PARTS:
@@ -64,7 +59,7 @@ def main() -> None:
                 "noted": sum(r["noted"] for r in part),
                 "cited": sum(r["cited"] for r in part),
             }
-    print(write_tagged("limitation_questions", args.tag, table, COLUMNS, results))
+    print(write_tagged("limitation_questions", tag, table, COLUMNS, results))
     for r in results:
         print(
             r["id"], r["split"], r["subject"], r["states"], "NOTE" if r["noted"] else "    ", r["q"]

@@ -16,7 +16,6 @@ apart. Writes bench/results/people_questions_TAG.json and appends to people_ques
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -26,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.answers.labelled_runs import ask_each, write_tagged  # noqa: E402
+from bench.answers.labelled_runs import ask_each_from_command_line, write_tagged  # noqa: E402
 from rag import prompts  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "people_questions.jsonl"
@@ -75,17 +74,13 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
-    parser.add_argument("--tag", default="after")
-    args = parser.parse_args()
-    results = ask_each(args.index, DATA, judged)
+    tag, results = ask_each_from_command_line(__doc__, DATA, judged)
     parts: dict[str, list[dict[str, Any]]] = {"all": results}
     for r in results:
         parts.setdefault(f"{r['split']}", []).append(r)
         parts.setdefault(f"kind: {r['kind']}", []).append(r)
     table = {name: summary(rs) for name, rs in parts.items()}
-    text = write_tagged("people_questions", args.tag, table, COLUMNS, results)
+    text = write_tagged("people_questions", tag, table, COLUMNS, results)
     print(text)
     for r in results:
         print(r["id"], r["kind"], r["cited"], r.get("passes_theirs_off", ""))

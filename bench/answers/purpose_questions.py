@@ -16,7 +16,6 @@ bench/results/purpose_questions_TAG.json and appends to purpose_questions.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.answers.labelled_runs import ask_each, write_tagged  # noqa: E402
+from bench.answers.labelled_runs import ask_each_from_command_line, write_tagged  # noqa: E402
 from rag import prompts  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "purpose_questions.jsonl"
@@ -86,17 +85,13 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
-    parser.add_argument("--tag", default="after")
-    args = parser.parse_args()
-    results = ask_each(args.index, DATA, judged)
+    tag, results = ask_each_from_command_line(__doc__, DATA, judged)
     parts = {
         "fit": [r for r in results if r["split"] == "fit"],
         "heldout": [r for r in results if r["split"] == "heldout"],
     }
     table = {name: summary(rs) for name, rs in parts.items()}
-    text = write_tagged("purpose_questions", args.tag, table, COLUMNS, results)
+    text = write_tagged("purpose_questions", tag, table, COLUMNS, results)
     print(text)
     for r in results:
         print(r["id"], r["split"], r["kind"], "OK " if r["right"] else "BAD", r["cited"], r["q"])

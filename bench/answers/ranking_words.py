@@ -20,7 +20,6 @@ appends to ranking_words.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.answers.labelled_runs import ask_each, write_tagged  # noqa: E402
+from bench.answers.labelled_runs import ask_each_from_command_line, write_tagged  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "ranking_questions.jsonl"
 COLUMNS = (
@@ -67,17 +66,13 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
-    parser.add_argument("--tag", default="after")
-    args = parser.parse_args()
-    results = ask_each(args.index, DATA, judged)
+    tag, results = ask_each_from_command_line(__doc__, DATA, judged)
     parts: dict[str, list[dict[str, Any]]] = {}
     for r in results:
         for name in (f"{r['set']} {r['split']}", f"{r['set']} {r['split']}: {r['form']}"):
             parts.setdefault(name, []).append(r)
     table = {name: summary(parts[name]) for name in sorted(parts)}
-    text = write_tagged("ranking_words", args.tag, table, COLUMNS, results)
+    text = write_tagged("ranking_words", tag, table, COLUMNS, results)
     print(text)
     for r in results:
         ok = bool(r["hits"]) if r["answerable"] else r["abstained"]
