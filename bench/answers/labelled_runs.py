@@ -1,7 +1,8 @@
 """What the benches that ask labelled seed questions share: asking each, writing the tagged results.
 
 `ask_each` answers every question of a JSON-lines file (`q`) with `rag ask` (extractive) over a
-copy of a seed index (`ask_each_from_command_line`: from such a bench's `--index COPY --tag TAG`); `write_tagged` writes bench/results/NAME_TAG.json (the per-part table and
+copy of a seed index (`ask_each_from_command_line`: from such a bench's `--index COPY --tag
+TAG`); `write_tagged` writes bench/results/NAME_TAG.json (the per-part table and
 every question's outcome) and appends the table, under its tag, to bench/results/NAME.md.
 
 The two-turn benches (a first message, then a follow-up) share `follow_ups_asked`, which asks
