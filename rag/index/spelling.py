@@ -49,7 +49,8 @@ question was answered "no paper on this" while three papers are on mathematical 
 lowercase word of `CLIP_MIN_LENGTH` letters or more is read so when no paper holds it, it is no
 English word ("hand" is no clipping of "handle"; so "maths", "stats" and "info" stay as typed),
 and it is not joined by a hyphen ("intra-tumoural"). It is read as the English word (same word
-list) that starts with it or with its stem, whose stem the collection holds, and whose MiniLM
+list) that starts with it or with its stem, whose stem the collection holds, or as a word of the
+papers' own that does (a term the list lacks: "backprop" as "backpropagation"), whose MiniLM
 vector is nearest its own, when that cosine reaches `CLIP_MIN_COSINE`: the nearest word is how a
 prefix the collection holds in several families gets the one meant. That threshold was chosen
 on the fitting part of labelled pairs ("repo"/"report" no, "repo"/"repository" yes;
@@ -61,6 +62,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -159,24 +161,61 @@ def clipped(index: Index, word: str) -> str | None:
     prefix = min(word, bm25.stem(word), key=len)
     if len(prefix) < CLIP_MIN_LENGTH - 1:
         return None
-    words = _english_sorted()
     counts = _frequencies()
     families: dict[str, str] = {}
-    for candidate in words[bisect.bisect_left(words, prefix) :]:
-        if not candidate.startswith(prefix):
-            break
+    for candidate in _starting_with(_english_sorted(), prefix):
         stem = bm25.stem(candidate)
         if len(candidate) < len(word) + 2 or not len(bm25.documents_with(stem)):
             continue
         if stem not in families or counts[candidate] > counts[families[stem]]:
             families[stem] = candidate
-    if not families:
-        return None
     tried = sorted(families.values(), key=lambda c: -counts[c])[:CLIP_FAMILIES]
+    # A term the English list lacks is read from the papers' own words: "backprop" as
+    # "backpropagation", which the list does not hold.
+    own: dict[str, str] = {}
+    for candidate in _starting_with(collection_words(index), prefix):
+        stem = bm25.stem(candidate)
+        if len(candidate) >= len(word) + 2 and stem not in families:
+            own.setdefault(stem, candidate)
+    tried += sorted(own.values())[:CLIP_FAMILIES]
+    if not tried:
+        return None
     vectors = index.embedder.embed([word, *tried])
     cosines = vectors[1:] @ vectors[0]
     best = int(cosines.argmax())
     return tried[best] if float(cosines[best]) >= CLIP_MIN_COSINE else None
+
+
+def _starting_with(words: tuple[str, ...], prefix: str) -> list[str]:
+    """The words of sorted `words` that start with `prefix`."""
+    found = []
+    for candidate in words[bisect.bisect_left(words, prefix) :]:
+        if not candidate.startswith(prefix):
+            break
+        found.append(candidate)
+    return found
+
+
+# Each index's words, with the catalog they were read from (read again when it changes).
+_collection_words: weakref.WeakKeyDictionary[Index, tuple[object, tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def collection_words(index: Index) -> tuple[str, ...]:
+    """The lowercase words of the papers' titles and abstracts, sorted, once per catalog."""
+    papers = index.papers
+    cached = _collection_words.get(index)
+    if cached is None or cached[0] is not papers:
+        words = {
+            w.lower()
+            for paper in papers.values()
+            for w in _WORD.findall(f"{paper.title or ''} {paper.abstract}")
+            if w.isalpha()
+        }
+        cached = (papers, tuple(sorted(words)))
+        _collection_words[index] = cached
+    return cached[1]
 
 
 def _slip_of(index: Index, word: str) -> str | None:

@@ -119,6 +119,19 @@ def test_a_question_with_a_clipped_word_is_answered(real_seed_index: Index) -> N
     assert cited & {"Ziyue Li", "Chuxue Cao", "Ruobing Zuo"}
 
 
+@pytest.mark.slow
+def test_a_clipped_term_no_english_list_holds_is_read_from_the_papers(
+    real_seed_index: Index,
+) -> None:
+    # "backpropagation" is in no English word list, so "backprop" stayed as typed and the answer
+    # said "No paper's title or abstract uses 'backprop'" while Panchal et al. compare BP with
+    # backpropagation-free fine-tuning.
+    assert corrected(real_seed_index, "backprop alternatives") == "backpropagation alternatives"
+    answer = api.ask("is backprop needed for fine-tuning?", index=real_seed_index, backend=None)
+    assert not answer.abstained and "uses “backprop”" not in answer.answer
+    assert [c.hit.paper.authors[0] for c in answer.citations] == ["Kunjal Panchal"]
+
+
 @pytest.mark.parametrize(
     ("typed", "read"),
     [
