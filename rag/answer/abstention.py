@@ -39,9 +39,10 @@ from typing import Any
 import numpy as np
 
 from rag.answer import topic_words
-from rag.index.lexical import stop_words
+from rag.answer.negation import negated_only_stems
+from rag.index.lexical import BM25Index, stop_words
 from rag.index.paper_index import Index
-from rag.records import Hit
+from rag.records import Hit, Paper
 from rag.text import (
     ASKING_WORDS,
     CHAT_WORDS,
@@ -269,19 +270,29 @@ def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) ->
     Names and acronyms weigh `NAME_WEIGHT` times more; a term the collection never uses counts
     fully against (its IDF is the highest). An acronym is held by a paper that has it in the
     singular or plural ("LLMs", "LLM") or spells out what the collection defines it as
-    ("large language models", `rag.text.definitions`).
+    ("large language models", `rag.text.definitions`). A word the paper holds only where it
+    says it does without it ("without ... reinforcement learning", "rehearsal-free") is not
+    held (`rag.answer.negation`).
     """
     bm25 = index.bm25()
     n = max(1, len(bm25))
     row = bm25.position(paper_id)
+    paper = index.papers.get(paper_id)
     weights, covered = 0.0, 0.0
     for term, name in terms:
         docs = documents_holding(index, term, name)
         weight = idf(n, len(docs)) * (NAME_WEIGHT if name else 1.0)
         weights += weight
-        if row is not None and len(docs) and bool(np.any(docs == row)):
+        held = row is not None and len(docs) and bool(np.any(docs == row))
+        # "without ... reinforcement learning": a word the paper only says it does without
+        if held and (name or paper is None or term not in negated_only(paper, bm25)):
             covered += weight
     return covered / weights if weights else 0.0
+
+
+def negated_only(paper: Paper, bm25: BM25Index) -> frozenset[str]:
+    """The stems `paper` holds only where it says it does without them (`rag.answer.negation`)."""
+    return negated_only_stems(paper, bm25.stem, bm25)
 
 
 def term_rarity(index: Index, terms: Sequence[str]) -> dict[str, float]:

@@ -175,3 +175,14 @@ def test_a_note_is_not_read_as_an_unsupported_sentence_of_the_model() -> None:
     off = {"text": "A true but off-question line.", "supported": True, "reason": "off_question"}
     assert _fallback_notice([note, off]) == prompts.MODEL_OFF_QUESTION
     assert _fallback_notice([off, {**off, "supported": False}]) == prompts.NO_SUPPORTED_SENTENCE
+
+
+@pytest.mark.slow
+def test_a_paper_that_does_without_the_method_asked_about_is_not_listed(
+    real_seed_index: Index,
+) -> None:
+    # ConPress names reinforcement learning once, as what it does without ("without external
+    # teachers, manual pruning, or reinforcement learning"); it was listed, quoting its prompts.
+    found = cited(real_seed_index, "which papers use reinforcement learning to train LLMs?")
+    assert "Jie Deng" not in found
+    assert {"wenlong deng", "Yizhi Li"} <= found

@@ -1,0 +1,92 @@
+"""Which words a paper says it does without: "without external teachers ... or reinforcement
+learning", "rather than fine-tuning the model parameters", "a rehearsal-free manner".
+
+A paper that holds a question's word only there does not hold it as the question asks: ConPress
+names reinforcement learning once, as what it does without, and "which papers use reinforcement
+learning to train LLMs?" listed it, quoting a sentence on prompting. `negated_only_stems`
+returns the stems a paper's title and abstract hold only inside such spans;
+`rag.answer.abstention.term_coverage` does not count a question's word for a paper that holds it
+only so.
+
+A span opens at "without", "rather than", "instead of", "free of", "no", "not" (not "not only",
+which adds), "never", "neither" or "nor", and runs over the next `SCOPE_WORDS` words, to the end
+of the clause: a comma ends it unless a list goes on ("X, Y, or Z"). The word before "-free"
+("training-free", "backpropagation-free") is in one. Verbs such as "avoid" or "eliminate" open
+none: a paper that avoids the curse of dimensionality is about it.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Callable
+
+from rag.records import Paper
+
+SCOPE_WORDS = 12
+LIST_ITEM_WORDS = 4
+_CUE = re.compile(
+    r"\b(?:without|rather\s+than|instead\s+of|free\s+of|never|neither|nor|no|not(?!\s+only\b))\b",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"\w+|[.;:!?]|,")
+_CLAUSE_END = frozenset(".;:!?")
+_LIST_GOES_ON = frozenset({"or", "and", "nor"})
+_FREE = re.compile(r"(\w+)-free\b", re.IGNORECASE)
+
+
+def negated_spans(text: str) -> list[tuple[int, int]]:
+    """Return the character spans of `text` that a negation governs (see the module)."""
+    spans = [(m.start(1), m.end(1)) for m in _FREE.finditer(text)]
+    for cue in _CUE.finditer(text):
+        tokens = list(_TOKEN.finditer(text, cue.end()))
+        end = cue.end()
+        words = 0
+        for i, token in enumerate(tokens):
+            value = token.group()
+            if value in _CLAUSE_END:
+                break
+            if value == ",":
+                if not _list_goes_on(tokens[i + 1 :]):
+                    break
+                continue
+            words += 1
+            end = token.end()
+            if words >= SCOPE_WORDS:
+                break
+        spans.append((cue.end(), end))
+    return spans
+
+
+def _list_goes_on(tokens: list[re.Match[str]]) -> bool:
+    """Whether the words after a comma go on a list ("X, Y, or Z"): a conjunction next, or a
+    short item (`LIST_ITEM_WORDS` words at most) before the next comma."""
+    values = [t.group().lower() for t in tokens]
+    if values and values[0] in _LIST_GOES_ON:
+        return True
+    for item, value in enumerate(values):
+        if value == "," or value in _CLAUSE_END:
+            return value == "," and item > 0
+        if item >= LIST_ITEM_WORDS:
+            return False
+    return False
+
+
+# Per stemmer (an index's BM25), each paper's stems held only in negated spans.
+_negated: weakref.WeakKeyDictionary[object, dict[str, frozenset[str]]] = weakref.WeakKeyDictionary()
+
+
+def negated_only_stems(paper: Paper, stem: Callable[[str], str], owner: object) -> frozenset[str]:
+    """Return the stems `paper`'s title and abstract hold only inside negated spans, by `stem`
+    (cached per `owner`, the object whose stemmer it is, and paper id)."""
+    cache = _negated.setdefault(owner, {})
+    if paper.id not in cache:
+        inside: set[str] = set()
+        outside: set[str] = set()
+        for text in (paper.title or "", paper.abstract):
+            spans = negated_spans(text)
+            for word in re.finditer(r"\w\w+", text):
+                held = any(a <= word.start() < b for a, b in spans)
+                (inside if held else outside).add(stem(word.group()))
+        cache[paper.id] = frozenset(inside - outside)
+    return cache[paper.id]

@@ -1,0 +1,54 @@
+"""What a paper says it does without (`rag.answer.negation`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.answer.negation import negated_only_stems, negated_spans
+from rag.records import Paper
+
+
+def governed(text: str) -> list[str]:
+    return [text[a:b].strip() for a, b in negated_spans(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        (
+            "It elicits concise reasoning without external teachers, manual pruning, or "
+            "reinforcement learning.",
+            ["external teachers, manual pruning, or reinforcement learning"],
+        ),
+        (
+            "It models clusters as distributions rather than points, to enhance robustness "
+            "against data heterogeneity.",
+            ["points"],
+        ),
+        (
+            "by modifying the graph, rather than fine-tuning the model parameters.",
+            ["fine-tuning the model parameters"],
+        ),
+        ("It works in a rehearsal-free manner.", ["rehearsal"]),
+        ("which not only minimizes the difference of distributions", []),
+        ("BSDE approaches can avoid the curse of dimensionality.", []),
+    ],
+)
+def test_the_words_a_negation_governs(text: str, spans: list[str]) -> None:
+    assert governed(text) == spans
+
+
+class Owner:  # what the stems are cached under (an index's BM25)
+    pass
+
+
+def test_a_word_said_elsewhere_too_is_not_negated_only() -> None:
+    paper = Paper(
+        id="p",
+        authors=("A. Author",),
+        abstract="We train with reinforcement learning. Unlike prior work, it needs no reward "
+        "model and works without curricula.",
+    )
+    stems = negated_only_stems(paper, str.lower, Owner())
+    assert "curricula" in stems and "reward" in stems
+    assert "reinforcement" not in stems and "learning" not in stems
