@@ -27,7 +27,8 @@ _STRONG = (
     "then|consequently|therefore|thus|hence|as a result|notably|importantly|crucially|"
     "meanwhile|in contrast|by contrast|on the other hand|instead|to this end|in particular|"
     "accordingly|subsequently|nevertheless|nonetheless|conversely|similarly|likewise|besides|"
-    "to do so|for this purpose|to that end|in turn"
+    "to do so|for this purpose|to that end|in turn|in this way|in doing so|by doing so|"
+    "in so doing"
 )
 _WEAK = (
     "first|firstly|second|secondly|third|thirdly|next|further|also|still|yet|overall|"

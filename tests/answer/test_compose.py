@@ -51,6 +51,13 @@ CHAT = (
             "Finally, to further mitigate domain shift, we build a bipartite graph.",
             "To further mitigate domain shift, Ju et al. (ICGNN) build a bipartite graph.",
         ),
+        # "In this way, Melnychuk et al. are able to recover ..." was shown with the way left
+        # behind in the sentence before.
+        (
+            "In this way, we are able to recover the labels.",
+            "Ju et al. (ICGNN) are able to recover the labels.",
+        ),
+        ("By doing so, we avoid noise.", "Ju et al. (ICGNN) avoid noise."),
     ],
 )
 def test_standalone_strips_openers_and_names_the_speaker(sentence: str, shown: str) -> None:
