@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from rag.answer import topic_words
-from rag.answer.negation import negated_only_stems
+from rag.answer.negation import negated_only_stems, negated_spans
 from rag.index.lexical import BM25Index, stop_words
 from rag.index.paper_index import Index
 from rag.records import Hit, Paper
@@ -256,7 +256,10 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     cosine = max(h.relevance for h in hits)
     return Signals(
         dense=cosine,
-        coverage=max(term_coverage(index, terms, h.paper.id) for h in hits[:COVERAGE_RANK]),
+        coverage=max(
+            term_coverage(index, terms, h.paper.id, without=asked_without(index, question))
+            for h in hits[:COVERAGE_RANK]
+        ),
         lexical=lexical,
         margin=best.score - fifth,
         terms=math.log1p(len(terms)),
@@ -264,7 +267,12 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     )
 
 
-def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) -> float:
+def term_coverage(
+    index: Index,
+    terms: list[tuple[str, bool]],
+    paper_id: str,
+    without: frozenset[str] = frozenset(),
+) -> float:
     """Return the IDF-weighted share of the question's `terms` that a paper's text contains.
 
     Names and acronyms weigh `NAME_WEIGHT` times more; a term the collection never uses counts
@@ -272,7 +280,8 @@ def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) ->
     singular or plural ("LLMs", "LLM") or spells out what the collection defines it as
     ("large language models", `rag.text.definitions`). A word the paper holds only where it
     says it does without it ("without ... reinforcement learning", "rehearsal-free") is not
-    held (`rag.answer.negation`).
+    held (`rag.answer.negation`), unless the question asks for doing without it too
+    (`without`, its `asked_without`: "methods that work without fine-tuning").
     """
     bm25 = index.bm25()
     n = max(1, len(bm25))
@@ -285,9 +294,21 @@ def term_coverage(index: Index, terms: list[tuple[str, bool]], paper_id: str) ->
         weights += weight
         held = row is not None and len(docs) and bool(np.any(docs == row))
         # "without ... reinforcement learning": a word the paper only says it does without
-        if held and (name or paper is None or term not in negated_only(paper, bm25)):
+        if held and (
+            name or paper is None or term in without or term not in negated_only(paper, bm25)
+        ):
             covered += weight
     return covered / weights if weights else 0.0
+
+
+def asked_without(index: Index, question: str) -> frozenset[str]:
+    """The stems of the words `question` asks to do without ("without fine-tuning")."""
+    stem = index.bm25().stem
+    return frozenset(
+        stem(word.group())
+        for a, b in negated_spans(question)
+        for word in _WORD.finditer(question, a, b)
+    )
 
 
 def negated_only(paper: Paper, bm25: BM25Index) -> frozenset[str]:

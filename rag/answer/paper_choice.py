@@ -33,6 +33,7 @@ import numpy as np
 from rag.answer.abstention import (
     BM25_K1,
     Decision,
+    asked_without,
     documents_holding,
     idf,
     logistic,
@@ -135,7 +136,8 @@ def features(
         if possible > 0 and row is not None and all_scores is not None:
             value = float(all_scores[row]) / possible
         lexical.append(value)
-    coverage = [term_coverage(index, terms, h.paper.id) if terms else 0.0 for h in hits]
+    without = asked_without(index, question)
+    coverage = [term_coverage(index, terms, h.paper.id, without) if terms else 0.0 for h in hits]
     best_cos = max(h.relevance for h in hits)
     best_fused = max(hits[0].score, 1e-9)
     best_lex = max(max(lexical), 1e-9)

@@ -186,3 +186,13 @@ def test_a_paper_that_does_without_the_method_asked_about_is_not_listed(
     found = cited(real_seed_index, "which papers use reinforcement learning to train LLMs?")
     assert "Jie Deng" not in found
     assert {"wenlong deng", "Yizhi Li"} <= found
+
+
+@pytest.mark.slow
+def test_a_question_that_asks_to_do_without_a_method_finds_the_papers_that_do(
+    real_seed_index: Index,
+) -> None:
+    # DiPG adapts a model "rather than fine-tuning the model parameters": asked for methods that
+    # work without fine-tuning, that mention is what the question asks for.
+    assert "Yumeng Zhao" in cited(real_seed_index, "methods that work without fine-tuning")
+    assert "Jie Deng" in cited(real_seed_index, "reasoning without reinforcement learning")
