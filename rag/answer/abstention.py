@@ -254,11 +254,11 @@ def signals(index: Index, question: str, hits: list[Hit]) -> Signals:
     # stands above the rest, while an off-topic question's papers are all alike.
     fifth = hits[min(len(hits), MARGIN_RANK) - 1].score if len(hits) > 1 else 0.0
     cosine = max(h.relevance for h in hits)
+    without = asked_without(index, question)
     return Signals(
         dense=cosine,
         coverage=max(
-            term_coverage(index, terms, h.paper.id, without=asked_without(index, question))
-            for h in hits[:COVERAGE_RANK]
+            term_coverage(index, terms, h.paper.id, without) for h in hits[:COVERAGE_RANK]
         ),
         lexical=lexical,
         margin=best.score - fifth,
