@@ -30,10 +30,11 @@ meaning. Results: bench/results/paper_choice_domains.md. The SciFact index is `r
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
-import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +49,11 @@ from bench.answers.paper_choice import LIST_FORMS, fit_logistic, open_index, que
 from bench.citations.stance_data import part_of  # noqa: E402
 from rag.answer import paper_choice  # noqa: E402
 from rag.answer.abstention import decide, question_terms  # noqa: E402
+from rag.evaluation import read_qrels, read_queries  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import search  # noqa: E402
 from rag.index.spelling import corrected  # noqa: E402
+from rag.records import Paper  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 SCIFACT = ROOT.parent / "shared" / "data" / "scifact"
@@ -61,13 +64,16 @@ WEIGHTS_TRIED = (0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
 TREES = {"max_depth": 3, "max_iter": 200, "learning_rate": 0.05, "l2_regularization": 1.0}
 
 
-def judged_row(index: Index, question: str, relevant: set[str], key: str) -> dict[str, Any]:
-    """The features of each retrieved paper, as `rag ask` computes them, and their labels."""
+def judged_row(
+    index: Index, question: str, relevant: set[str], name_of: Callable[[Paper], str]
+) -> dict[str, Any]:
+    """The features of each retrieved paper, as `rag ask` computes them, and their labels
+    (`relevant` holds the labelled papers' `name_of`)."""
     q = corrected(index, question)
     hits = search(index, q, k=index.settings.top_k, retriever="hybrid", rescore=True)
     decision = decide(index, q, hits, index.settings.min_relevance)
     x = paper_choice.features(index, q, hits, question_terms(index, q), decision)
-    names = [str(getattr(h.paper, key) or h.paper.id) for h in hits]
+    names = [name_of(h.paper) for h in hits]
     return {
         "x": x,
         "y": np.array([n in relevant for n in names], dtype=float),
@@ -77,38 +83,34 @@ def judged_row(index: Index, question: str, relevant: set[str], key: str) -> dic
     }
 
 
+def first_author(paper: Paper) -> str:
+    return paper.authors[0]  # the seeds' labels (`paper_choice.py`)
+
+
+def corpus_id(paper: Paper) -> str:
+    return str(paper.external_id or paper.id)  # SciFact's qrels
+
+
+def index_id(paper: Paper) -> str:
+    return paper.id
+
+
 def seed_rows(index: Index) -> list[dict[str, Any]]:
     rows = []
     for q in questions():
         row = {"set": "seeds", "id": q["need"] or q["id"], "split": q["split"], "form": q["form"]}
-        rows.append({**row, **judged_row_by_author(index, q["q"], set(q["relevant"]))})
+        rows.append({**row, **judged_row(index, q["q"], set(q["relevant"]), first_author)})
     return rows
 
 
-def judged_row_by_author(index: Index, question: str, relevant: set[str]) -> dict[str, Any]:
-    """The seeds are labelled by first author (`paper_choice.py`'s labels)."""
-    row = judged_row(index, question, set(), "id")
-    hits_authors = [index.papers[n].authors[0] if n in index.papers else n for n in row["names"]]
-    row["names"] = hits_authors
-    row["y"] = np.array([a in relevant for a in hits_authors], dtype=float)
-    row["relevant"] = sorted(relevant)
-    return row
-
-
 def scifact_rows(index: Index) -> list[dict[str, Any]]:
-    qrels: dict[str, set[str]] = {}
-    for line in (SCIFACT / "qrels" / "train.tsv").read_text().splitlines()[1:]:
-        query, doc, _ = line.split("\t")
-        qrels.setdefault(query, set()).add(doc)
-    texts = {}
-    for line in (SCIFACT / "queries.jsonl").read_text().splitlines():
-        q = json.loads(line)
-        texts[q["_id"]] = q["text"]
+    qrels = read_qrels(SCIFACT / "qrels" / "train.tsv")
+    texts = read_queries(SCIFACT / "queries.jsonl")
     rows = []
     for qid, docs in sorted(qrels.items()):
         split = "heldout" if part_of(qid) == "held_out" else "fit"
         row = {"set": "scifact", "id": qid, "split": split, "form": "claim"}
-        rows.append({**row, **judged_row(index, texts[qid], docs, "external_id")})
+        rows.append({**row, **judged_row(index, texts[qid], set(docs), corpus_id)})
     return rows
 
 
@@ -117,7 +119,8 @@ def aim_rows(index: Index) -> list[dict[str, Any]]:
     for aim in structured_aims(index):
         split = "heldout" if aim.held_out else "fit"
         row = {"set": "aims", "id": aim.paper.id, "split": split, "form": "yes_no"}
-        rows.append({**row, **judged_row(index, f"Does {aim.clause}?", {aim.paper.id}, "id")})
+        question = f"Does {aim.clause}?"
+        rows.append({**row, **judged_row(index, question, {aim.paper.id}, index_id)})
     return rows
 
 
@@ -126,7 +129,7 @@ def chosen(rows: list[dict[str, Any]], probs: list[np.ndarray], t: float) -> lis
     best paper when none passes, and one the signals reject keeps none unless a paper reaches
     the answer bar alone (`pipeline._chosen_papers`)."""
     out = []
-    alone = paper_choice_alone()
+    alone = settings().answer_probability
     for r, p in zip(rows, probs, strict=True):
         picked = {n for n, q in zip(r["names"], p, strict=True) if q >= t}
         if not r["answerable"] and not (len(p) and p.max() >= alone):
@@ -137,8 +140,10 @@ def chosen(rows: list[dict[str, Any]], probs: list[np.ndarray], t: float) -> lis
     return out
 
 
-def paper_choice_alone() -> float:
-    return float(Settings().answer_probability)
+@functools.cache
+def settings() -> Settings:
+    """The shipped settings, read once: their bars decide as `rag ask` does."""
+    return Settings()
 
 
 def scores(rows: list[dict[str, Any]], picked: list[set[str]]) -> dict[str, float]:
@@ -194,7 +199,7 @@ def seeds_recall_before(fit_rows: list[dict[str, Any]]) -> float:
         for i, r in enumerate(seeds):
             if fold(r) == k and len(r["x"]):
                 probs[i] = 1 / (1 + np.exp(-(((r["x"] - mean) / scale) @ w + b)))
-    return scores(seeds, chosen(seeds, probs, Settings().paper_probability))["recall"]
+    return scores(seeds, chosen(seeds, probs, settings().paper_probability))["recall"]
 
 
 def recalibration(fit_rows: list[dict[str, Any]], probs: list[np.ndarray]) -> tuple[float, float]:
@@ -286,7 +291,7 @@ def main() -> None:
         for r in rows
     ]
     shipped = [paper_choice.probabilities(r["x"]) for r in rows]
-    bar_shipped = Settings().paper_probability
+    bar_shipped = settings().paper_probability
     lines = [
         "# The per-paper judgement over two fields (`bench/answers/paper_choice_domains.py`)",
         "",
