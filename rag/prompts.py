@@ -56,6 +56,13 @@ NEAREST_ONLY = (
     "No paper's title or abstract uses {words}, so what follows is only the nearest the "
     "collection comes to this question."
 )
+# Said first when the signals say the collection has a paper on the question, yet no retrieved
+# paper's own probability of addressing it reaches the bar: the most probable one is shown
+# (`pipeline._chosen_papers`), as the nearest, not as the answer.
+NEAREST_WEAK = (
+    "No paper clearly addresses this question, so what follows is only the nearest the "
+    "collection comes to it."
+)
 
 # "What about the others?" after an answer that showed every paper on its topic: no other one
 # qualifies. Not "no paper on this", which the previous answer shows to be false.

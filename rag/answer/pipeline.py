@@ -432,6 +432,11 @@ def answer_stream(
         unheld = words_no_paper_holds(index, query) if relevant and not decision.answerable else []
         if unheld:
             nearest_only = prompts.NEAREST_ONLY.format(words=_quoted(unheld))
+        elif relevant and max(chance.values()) < settings.paper_probability:
+            # "do larger models always reason better?": every word is common in the collection,
+            # yet no paper is judged to be on the question (on SciFact, 6 of the 7 claims
+            # answered so had none of their papers shown).
+            nearest_only = prompts.NEAREST_WEAK
     # "What about the others?": judged as the set's question was, less the papers shown then.
     shown_before = {p.id for p in condensed.excluded}
     if shown_before:
@@ -856,8 +861,11 @@ def _chosen_papers(
     )
     if not decision.answerable and not alone:
         return []
-    # Answerable but no paper past the bar: the best-ranked one, as the signals say there is one.
-    return paper_choice.chosen(judged, settings.paper_probability) or [hits[0]]
+    # Answerable but no paper past the bar: the most probable one, as the nearest (the answer
+    # says so: `prompts.NEAREST_WEAK`), since the signals say the collection has one.
+    return paper_choice.chosen(judged, settings.paper_probability) or [
+        max(judged, key=lambda j: j.probability).hit
+    ]
 
 
 def _answerable(index: Index, words: str, settings: Settings, filters: Filters | None) -> bool:

@@ -196,3 +196,18 @@ def test_a_question_that_asks_to_do_without_a_method_finds_the_papers_that_do(
     # work without fine-tuning, that mention is what the question asks for.
     assert "Yumeng Zhao" in cited(real_seed_index, "methods that work without fine-tuning")
     assert "Jie Deng" in cited(real_seed_index, "reasoning without reinforcement learning")
+
+
+@pytest.mark.slow
+def test_a_question_no_paper_is_judged_to_address_is_answered_as_the_nearest(
+    real_seed_index: Index,
+) -> None:
+    # Every word is common in the collection, so the signals said it has a paper on it, yet no
+    # paper reached the per-paper bar: the answer quoted the first-ranked one, a paper on PDE
+    # solvers (the least probable of the ten), as though it answered the question.
+    answer = api.ask(
+        "do larger models always do better at reasoning?", index=real_seed_index, backend=None
+    )
+    assert answer.answer.startswith(prompts.NEAREST_WEAK)
+    assert answer.sentences[0]["note"] and not answer.sentences[0]["citations"]
+    assert "Jaemin Seo" not in {c.hit.paper.authors[0] for c in answer.citations}
