@@ -13,7 +13,10 @@ paste into rag/answer/paper_choice.py with the held-out table. `answers TAG` ask
 (extractive) and scores the papers the answer cites against the labels, by split and by form,
 with the phrasing invariance (mean Jaccard of the cited sets over a need's phrasings) and false
 abstentions; it writes bench/results/paper_choice_TAG.json (with every question's cited papers)
-and appends to paper_choice.md.
+and appends to paper_choice.md. It also asks bench/data/vague_questions.jsonl (90 questions
+in the common words of machine-learning abstracts, 47 with a paper, written and labelled blind;
+rows "vague ..."): `fit` leaves them out, so they judge the shipped choice on phrasings that no
+fitted number has seen (bench/results/paper_choice_vague.md has the candidates fitted on them).
 """
 
 from __future__ import annotations
@@ -49,9 +52,10 @@ def read(name: str) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (DATA / name).read_text(encoding="utf-8").splitlines() if x]
 
 
-def questions() -> list[dict[str, Any]]:
-    """Every labelled question: id, text, form, relevant first authors, split, need."""
-    rows = [{**q, "need": None} for q in read("paper_questions.jsonl")]
+def questions(vague: bool = False) -> list[dict[str, Any]]:
+    """Every labelled question: id, text, form, relevant first authors, split, need, set; with
+    `vague`, also those of vague_questions.jsonl (set "vague "), which nothing is fitted on."""
+    rows = [{**q, "need": None, "set": ""} for q in read("paper_questions.jsonl")]
     for need in read("phrasing_needs.jsonl"):
         for form, text in need["phrasings"].items():
             rows.append(
@@ -62,8 +66,11 @@ def questions() -> list[dict[str, Any]]:
                     "relevant": need["relevant"],
                     "split": need["split"],
                     "need": need["need"],
+                    "set": "",
                 }
             )
+    if vague:
+        rows += [{**q, "need": None, "set": "vague "} for q in read("vague_questions.jsonl")]
     return rows
 
 
@@ -138,9 +145,9 @@ def parts(rows: list[dict[str, Any]]) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         for split in (r["split"], "all"):
-            out.setdefault(f"{split}: all questions", []).append(i)
+            out.setdefault(f"{r['set']}{split}: all questions", []).append(i)
             if r["form"] in LIST_FORMS:
-                out.setdefault(f"{split}: list-type", []).append(i)
+                out.setdefault(f"{r['set']}{split}: list-type", []).append(i)
     return dict(sorted(out.items()))
 
 
@@ -192,7 +199,7 @@ def answers(args: argparse.Namespace) -> None:
 
     index = open_index(args.index)
     settings = index.settings.model_copy(update={"backend": "extractive"})
-    rows = questions()
+    rows = questions(vague=True)
     cited: list[set[str]] = []
     for r in rows:
         answer = api.ask(r["q"], settings=settings, index=index)
