@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rag.records import Paper
-from rag.text import fold
+from rag.text import clean_markup, fold
 
 # How records carry what a source did not say, the same when written out and read back in.
 AREA_SEPARATOR = " · "  # how the seed pages write "Field · Subfield"
@@ -194,6 +194,27 @@ def method_name(abstract: str) -> str | None:
         if _distinctive(match.group(1)):
             return match.group(1)
     return None
+
+
+# An author's macro for the method's own name, left in an abstract as arXiv abstracts sometimes
+# carry one ("the performance gain of \\modelname on ..."): `\\modelname`, `\\method`,
+# `\\ours`, `\\sysname`, `\\ourapproach`, ... with or without an empty group after it.
+_NAME_MACRO = re.compile(
+    r"\\[A-Za-z]*(?:name|method|model|ours|sys|system|approach|framework|algo)"
+    r"(?![A-Za-z])(?:\{\})?"
+)
+
+
+def clean_abstract(raw: str, clean: Callable[[str], str] = clean_markup) -> str:
+    """Return `raw` as plain text (`clean`: `rag.text.clean_markup`, or a parser's own), an
+    author's macro for the method's name (`\\modelname`) read as the name the abstract
+    introduces (`method_name`: "TreePO"); without one, the macro's word is left as `clean`
+    leaves it ("modelname")."""
+    cleaned = clean(raw)
+    if not _NAME_MACRO.search(raw):
+        return cleaned
+    name = method_name(cleaned)
+    return clean(_NAME_MACRO.sub(lambda _: name, raw)) if name else cleaned
 
 
 def derive_label(authors: Sequence[str], abstract: str, truncated: bool) -> str:

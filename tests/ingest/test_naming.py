@@ -12,6 +12,7 @@ from rag.ingest.naming import (
     assign_keys,
     author_phrase,
     citation_key,
+    clean_abstract,
     derive_label,
     family_name,
     method_name,
@@ -169,3 +170,38 @@ def test_unique_keys_avoid_keys_already_in_the_index() -> None:
 def test_a_name_written_in_lower_case_is_shown_capitalised(name: str, shown: str) -> None:
     assert shown_family_name(name) == shown
     assert author_phrase([name], truncated=False) == shown
+
+
+def test_an_authors_macro_for_the_method_reads_as_the_name_the_abstract_introduces() -> None:
+    # TreePO's seed abstract says "the performance gain of \\modelname on a set reasoning
+    # benchmarks", which answers quoted as "the performance gain of modelname on ...".
+    raw = (
+        r"In this work, we introduce FastTree, a rollout algorithm. We validate the gain of "
+        r"\modelname on three benchmarks, and \ours{} needs less compute than \textbf{PPO}."
+    )
+    assert clean_abstract(raw) == (
+        "In this work, we introduce FastTree, a rollout algorithm. We validate the gain of "
+        "FastTree on three benchmarks, and FastTree needs less compute than PPO."
+    )
+
+
+def test_a_macro_that_names_no_method_or_an_abstract_without_a_name_is_left_as_a_word() -> None:
+    assert clean_abstract(r"We study \eg pruning.") == "We study eg pruning."
+    assert clean_abstract(r"The gain of \modelname is large.") == "The gain of modelname is large."
+
+
+def test_the_seed_abstract_with_a_method_macro_names_its_method() -> None:
+    (tree,) = [p for p in _seed_papers() if "TreePO" in p.abstract]
+    assert "performance gain of TreePO on" in tree.abstract
+    assert "modelname" not in tree.abstract
+
+
+def test_a_bibtex_abstract_with_a_method_macro_names_its_method(tmp_path: Path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@article{li2025,\n  author = {Li, Yizhi},\n  title = {Tree Search for RL},\n"
+        "  abstract = {We propose \\textsc{TreeRL}, a sampler. Gains of \\method{} hold.},\n}\n",
+        encoding="utf-8",
+    )
+    (paper,) = parse_path(bib).papers
+    assert paper.abstract.endswith("Gains of TreeRL hold.")

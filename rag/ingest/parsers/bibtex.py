@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rag.errors import ParseError
 from rag.ingest.latex import ACCENTS, LETTERS, SYMBOLS
-from rag.ingest.naming import derive_label, display_name
+from rag.ingest.naming import clean_abstract, derive_label, display_name
 from rag.ingest.parsers.reading import read_document
 from rag.records import Paper, ParseNotice
 from rag.text import clean_markup
@@ -118,7 +118,8 @@ def parse_text(text: str, path: str) -> Iterator[Paper | ParseError | ParseNotic
 
 def _paper(entry: _Entry, path: str) -> Paper | ParseError:
     f = entry.fields
-    abstract = decode_latex(f.get("abstract", ""))  # "" (a book, a web page): title-only
+    # "" (a book, a web page): title-only
+    abstract = clean_abstract(f.get("abstract", ""), decode_latex)
     names = _split_top(f.get("author", "") or f.get("editor", ""), r"\s+and\s+")
     truncated = bool(names) and names[-1].strip().lower() == "others"
     authors = [display_name(decode_latex(n)) for n in names[: -1 if truncated else None]]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rag.errors import ParseError
-from rag.ingest.naming import derive_label, usable_key
+from rag.ingest.naming import clean_abstract, derive_label, usable_key
 from rag.ingest.parsers.fields import area_from, doi_from, read_notes, year_from
 from rag.ingest.parsers.jsonl import parse_records
 from rag.records import Paper
@@ -119,7 +119,7 @@ def paper_from_item(item: Any, source: str) -> Paper:
     """
     if not isinstance(item, dict):
         raise ValueError(f"a CSL-JSON item must be an object, not {type(item).__name__}")
-    abstract = clean_markup(_string(item, "abstract"))  # "" (a book, a web page): title-only
+    abstract = clean_abstract(_string(item, "abstract"))  # "" (a book, a web page): title-only
     named = f"item '{item['id']}'" if isinstance(item.get("id"), str | int) else "this item"
     people = item.get("author") or []
     if not isinstance(people, list):

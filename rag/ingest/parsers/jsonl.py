@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from rag.errors import ParseError
-from rag.ingest.naming import derive_label, split_authors
+from rag.ingest.naming import clean_abstract, derive_label, split_authors
 from rag.ingest.parsers.fields import is_placeholder
 from rag.ingest.parsers.reading import decode_line, raw_lines, read_document
 from rag.records import Paper
@@ -150,7 +150,7 @@ def paper_from_record(record: Any, source: str) -> Paper:
     if not isinstance(record, dict):
         raise ValueError(f"a record must be a JSON object, not {type(record).__name__}")
     beir = "_id" in record or ("text" in record and "abstract" not in record)
-    abstract = clean_markup(_string(record, "text" if beir else "abstract") or "")
+    abstract = clean_abstract(_string(record, "text" if beir else "abstract") or "")
     abstract = "" if is_placeholder(abstract) else abstract
     metadata = record.get("metadata")
     meta = metadata if isinstance(metadata, dict) else {}

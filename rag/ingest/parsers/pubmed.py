@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.errors import ParseError
-from rag.ingest.naming import derive_label, display_name
+from rag.ingest.naming import clean_abstract, derive_label, display_name
 from rag.ingest.parsers.fields import area_from, doi_from, first_line_matches, year_from
 from rag.ingest.parsers.reading import decode_line, raw_lines
 from rag.records import Paper
@@ -109,7 +109,7 @@ def _doi(record: _Record) -> str | None:
 
 def _paper(record: _Record, path: str) -> Paper | ParseError:
     pmid = record.first("PMID")
-    abstract = clean_markup(" ".join(record.values("AB")))  # "" for a letter: title-only
+    abstract = clean_abstract(" ".join(record.values("AB")))  # "" for a letter: title-only
     try:
         year = year_from(record.first("DP"), "DP")
     except ValueError as exc:

@@ -20,7 +20,7 @@ from typing import Any
 import rispy
 
 from rag.errors import ParseError
-from rag.ingest.naming import derive_label, display_name
+from rag.ingest.naming import clean_abstract, derive_label, display_name
 from rag.ingest.parsers.fields import area_from, doi_from, first_line_matches, read_notes, year_from
 from rag.ingest.parsers.reading import decode_line, raw_lines
 from rag.records import Paper
@@ -125,7 +125,7 @@ def paper_from_ris(entry: dict[str, Any], source: str) -> Paper:
         ValueError: the record has a date without a plausible year.
     """
     key = _text(entry, "id")
-    abstract = clean_markup(_text(entry, "abstract", "notes_abstract"))  # "": title-only
+    abstract = clean_abstract(_text(entry, "abstract", "notes_abstract"))  # "": title-only
     names = entry.get("authors") or entry.get("first_authors") or []
     authors = [display_name(n) for n in names if str(n).strip()]
     title = clean_markup(_text(entry, "title", "primary_title")) or None

@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.errors import ParseError
-from rag.ingest.naming import derive_label, split_authors
+from rag.ingest.naming import clean_abstract, derive_label, split_authors
 from rag.ingest.parsers.limits import MAX_ABSTRACT_CHARS, abstract_too_long
 from rag.ingest.parsers.reading import text_lines
 from rag.records import Paper
-from rag.text import clean_markup
 
 HEADER = "论文检索"
 _AREA_SEPARATOR = " · "
@@ -130,7 +129,7 @@ def parse_lines(lines: Iterable[str], path: str) -> Iterator[Paper | ParseError]
 
 
 def _paper(entry: _Entry, raw_abstract: str, path: str) -> Paper:
-    abstract = clean_markup(raw_abstract)
+    abstract = clean_abstract(raw_abstract)
     return Paper.create(
         authors=entry.authors,
         abstract=abstract,

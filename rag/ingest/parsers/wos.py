@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.errors import ParseError
-from rag.ingest.naming import derive_label, display_name
+from rag.ingest.naming import clean_abstract, derive_label, display_name
 from rag.ingest.parsers.fields import area_from, doi_from, is_placeholder, year_from
 from rag.ingest.parsers.reading import decode_line, raw_lines
 from rag.records import Paper
@@ -231,7 +231,7 @@ def _paper(record: _Record, path: str) -> Paper | ParseError:
         year = _year(record)
     except ValueError as exc:
         return ParseError(path, f"{named}: {exc}", record.line)
-    abstract = clean_markup(record.text("AB"))
+    abstract = clean_abstract(record.text("AB"))
     abstract = "" if is_placeholder(abstract) else abstract
     authors = [display_name(n) for n in record.items("AF", "AU", "CA")]
     authors = [a for a in authors if a]
