@@ -28,7 +28,9 @@ bundled model, whose sentences are checked; else extractive): the answer's line 
 paper (the first sentence citing it; in a list, that paper's line) is the labelled `want`
 sentence (or an `also_ok` one), per kind (finding / definition / motivation). `--questions`
 scores another set of that form instead (bench/data/quantity_questions.jsonl: questions after
-an amount, an effect's size or a margin, in many phrasings, written blind; a third held out).
+an amount, an effect's size or a margin, in many phrasings, written blind; a third held out;
+bench/data/named_role_questions.jsonl: questions that name the paper's method, written blind,
+all held out).
 
 `lists`: the list questions of bench/data/list_lines.jsonl over the seed index: for each
 labelled paper the answer cites, its line is the labelled sentence (or an acceptable one).

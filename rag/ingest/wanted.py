@@ -43,6 +43,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from rag.ingest.naming import method_name
 from rag.ingest.roles import ROLES
 from rag.text import ASKING_WORDS, CHAT_WORDS, content_stems, definitions, with_spelling_variants
 
@@ -318,13 +319,13 @@ def choice_features(
     texts = [s for s, _ in pairs]
     terms = question_terms(question)
     stems = acronym_stems(texts, [set(content_stems(t)) for t in texts])
-    shares = held_shares(terms, stems)
     positions = np.array([relative_position(i, n) for i in range(n)])
-    first = first_naming(list(shares))
+    first = first_naming(list(held_shares(terms, stems)))
+    topic = topic_terms(question, terms, texts)
     base: dict[str, np.ndarray] = {
         "cosine": np.asarray(cosines, dtype=float),
-        "terms": shares,
-        "terms_idf": local_idf_shares(terms, stems),
+        "terms": held_shares(topic, stems),
+        "terms_idf": local_idf_shares(topic, stems),
         "position": positions,
         "last": (positions >= 1.0).astype(float),
         "first": np.eye(n)[first] if first >= 0 else np.zeros(n),
@@ -341,6 +342,22 @@ def choice_features(
     names = [*base, *(f"{t}:{k}" for t in tags for k in base)]
     columns = [*base.values(), *(v for _ in tags for v in base.values())]
     return names, np.stack(columns, axis=1)
+
+
+def topic_terms(question: str, terms: Sequence[str], texts: Sequence[str]) -> list[str]:
+    """The question's `terms` without the name of the method the abstract (`texts`) introduces,
+    when the question names all of it, has other terms and asks for no definition: "What did
+    ExPLAIND find about grokking?" asks which sentence says something of grokking, and the one
+    naming ExPLAIND and grokking ("we use ExPLAIND to analyze a Transformer that exhibits
+    Grokking") says no more of it than the finding does. "What is ExPLAIND?" or "How does
+    deleting a client work in IDFT?" wants the sentence that introduces the name, and "rotary
+    position embeddings (RoPE)" names a part of "RoPE-Perturbed Self-Distillation", not it."""
+    name = method_name(" ".join(texts))
+    own = set(content_stems(name)) if name else set()
+    rest = [t for t in terms if t not in own]
+    if not own or not own <= set(terms) or not rest or wanted(question) is Want.DEFINITION:
+        return list(terms)
+    return rest
 
 
 @lru_cache(maxsize=2)

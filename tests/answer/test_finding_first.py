@@ -172,6 +172,25 @@ def test_seed_questions_open_with_the_sentence_of_the_wanted_role(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        # The sentence naming ExPLAIND and grokking ("we use ExPLAIND to analyze a Transformer
+        # that exhibits Grokking") opened the answer: every sentence about ExPLAIND may name it.
+        ("What did ExPLAIND find about grokking?", "findings support previously proposed stages"),
+        ("RoPE-perturbed self-distillation vs plain long-context fine-tuning", "Experiments on"),
+        ("Does CA-AMA still guarantee dominant-strategy incentive compatibility?", "preserves"),
+    ],
+)
+def test_a_finding_asked_of_a_named_method_opens_with_the_sentence_on_what_is_asked(
+    real_seed_index: Index, question: str, opening: str
+) -> None:
+    answer = api.ask(question, index=real_seed_index, backend=None)
+    first = first_sentence(answer)
+    assert opening.lower() in first.lower(), first
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("question", ["graph neural networks", "GNNs", "federated learning"])
 def test_a_keyword_query_on_several_papers_gets_no_field_background_as_a_line(
     real_seed_index: Index, question: str
