@@ -161,28 +161,15 @@ def test_cite_shows_the_finding_of_a_structured_abstract(clinical_index: Index) 
         ("How does BASIL perform compared with existing baselines?", "Experiments on"),
         # Asked what something is: the sentence that introduces it, not its results.
         ("What is IndexGuard?", "introduce IndexGuard"),
-    ],
-)
-def test_seed_questions_open_with_the_sentence_of_the_wanted_role(
-    real_seed_index: Index, question: str, opening: str
-) -> None:
-    answer = api.ask(question, index=real_seed_index, backend=None)
-    first = first_sentence(answer)
-    assert opening.lower() in first.lower(), first
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("question", "opening"),
-    [
-        # The sentence naming ExPLAIND and grokking ("we use ExPLAIND to analyze a Transformer
-        # that exhibits Grokking") opened the answer: every sentence about ExPLAIND may name it.
+        # Asked a finding of a named method: the sentence on what is asked, not the one naming
+        # the method beside the topic ("we use ExPLAIND to analyze a Transformer that exhibits
+        # Grokking"), as every sentence about ExPLAIND may name it.
         ("What did ExPLAIND find about grokking?", "findings support previously proposed stages"),
         ("RoPE-perturbed self-distillation vs plain long-context fine-tuning", "Experiments on"),
         ("Does CA-AMA still guarantee dominant-strategy incentive compatibility?", "preserves"),
     ],
 )
-def test_a_finding_asked_of_a_named_method_opens_with_the_sentence_on_what_is_asked(
+def test_seed_questions_open_with_the_sentence_of_the_wanted_role(
     real_seed_index: Index, question: str, opening: str
 ) -> None:
     answer = api.ask(question, index=real_seed_index, backend=None)
