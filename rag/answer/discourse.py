@@ -50,6 +50,8 @@ _ANAPHORIC_CLAUSE = re.compile(
     r"gap|limitation|shortcoming|drawback)s?)\b[^,.;]{0,60},\s*",
     re.IGNORECASE,
 )
+# "(1) We show that ...", "(ii) we derive ...": the label of an item in the abstract's list.
+_ITEM_LABEL = re.compile(r"^(?:\(\s*(?:\d{1,2}|[ivx]{1,4}|[a-h])\s*\)|(?:\d{1,2}|[ivx]{1,4})\))\s+")
 # "in this paper we", "in this work, we": the frame goes, the "we" stays for the next step.
 _FRAME = re.compile(
     r"^(?:in|within)\s+this\s+(?:paper|work|study|article|letter)\s*,?\s*", re.IGNORECASE
@@ -104,7 +106,12 @@ class Standalone:
 def dangling_opener(text: str) -> bool:
     """Return whether `text` starts with a connective whose referent is not in the text."""
     text = text.strip()
-    return bool(_OPENER.match(text) or _ANAPHORIC_CLAUSE.match(text) or _FRAME.match(text))
+    return bool(
+        _OPENER.match(text)
+        or _ANAPHORIC_CLAUSE.match(text)
+        or _FRAME.match(text)
+        or _ITEM_LABEL.match(text)
+    )
 
 
 def points_back(text: str) -> bool:
@@ -118,7 +125,12 @@ def strip_openers(sentence: str) -> tuple[str, str]:
     text = sentence.strip()
     removed = ""
     for _ in range(4):  # "To address this, in this paper we ..." takes two steps
-        match = _OPENER.match(text) or _ANAPHORIC_CLAUSE.match(text) or _FRAME.match(text)
+        match = (
+            _OPENER.match(text)
+            or _ANAPHORIC_CLAUSE.match(text)
+            or _FRAME.match(text)
+            or _ITEM_LABEL.match(text)
+        )
         if not match or match.end() >= len(text):
             break
         removed += match.group(0)

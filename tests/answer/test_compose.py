@@ -58,6 +58,11 @@ CHAT = (
             "Ju et al. (ICGNN) are able to recover the labels.",
         ),
         ("By doing so, we avoid noise.", "Ju et al. (ICGNN) avoid noise."),
+        # "Melnychuk et al.: (1) We show that existing PFNs ..." kept the label of an item of
+        # the abstract's list and its "We".
+        ("(1) We show that labels drift.", "Ju et al. (ICGNN) show that labels drift."),
+        ("(ii) we derive two bounds.", "Ju et al. (ICGNN) derive two bounds."),
+        ("(1.5) is the ratio of the two.", "(1.5) is the ratio of the two."),
     ],
 )
 def test_standalone_strips_openers_and_names_the_speaker(sentence: str, shown: str) -> None:
