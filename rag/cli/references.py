@@ -106,7 +106,7 @@ def cite(
         elif as_json:
             emit_json(result.to_dict())
         else:
-            _print_supports(result)
+            _print_supports(result, judged=judge is not None)
         return
     assert draft is not None
     text = sys.stdin.read() if str(draft) == "-" else _read(draft)
@@ -142,9 +142,13 @@ def _read(path: Path) -> str:
         raise ParseError(str(path), "invalid UTF-8: save the draft as UTF-8 text", line) from None
 
 
-def _print_supports(result: Any) -> None:
+# Without a stance judge a match is on the claim's topic, and may say the opposite of it.
+UNJUDGED = "Closest to the claim (support or contradiction not checked: the stance judge is off):"
+
+
+def _print_supports(result: Any, judged: bool) -> None:
     if result.supports:
-        click.echo("Supports:")
+        click.echo("Supports:" if judged else UNJUDGED)
         _print_papers(result.supports)
     else:
         nearest = result.nearest

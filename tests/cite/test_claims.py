@@ -224,6 +224,18 @@ def test_cli_draft_to_latex_and_bib(real_seed_index: Index, tmp_path: Path) -> N
     assert [e.key for e in library.entries] == ["ju_icgnn", "mai", "xu_calm"]
 
 
+@pytest.mark.slow
+def test_cli_cite_does_not_head_unjudged_matches_as_support(real_seed_index: Index) -> None:
+    # With the stance judge off (the default), "Supports:" stood over CPO for "DPO is always
+    # equivalent to RLHF", which CPO's abstract proves false ("conditional rather than
+    # universal"): a match on the claim's topic is not a paper that supports it.
+    claim = "Direct preference optimization is always equivalent to RLHF."
+    args = ["--index", str(real_seed_index.dir), "cite", claim]
+    text = CliRunner().invoke(cli, args, catch_exceptions=False).output
+    assert "[zhang_cpo]" in text
+    assert "Supports:" not in text and "stance judge is off" in text.splitlines()[0]
+
+
 def test_cli_cite_needs_a_claim_or_a_draft(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--index", str(tmp_path), "cite"])
     assert result.exit_code == 2 and "CLAIM or --draft" in result.output
