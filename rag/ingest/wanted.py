@@ -350,13 +350,16 @@ def topic_terms(question: str, terms: Sequence[str], texts: Sequence[str]) -> li
     ExPLAIND find about grokking?" asks which sentence says something of grokking, and the one
     naming ExPLAIND and grokking ("we use ExPLAIND to analyze a Transformer that exhibits
     Grokking") says no more of it than the finding does. "What is ExPLAIND?" or "How does
-    deleting a client work in IDFT?" wants the sentence that introduces the name, and "rotary
-    position embeddings (RoPE)" names a part of "RoPE-Perturbed Self-Distillation", not it."""
+    deleting a client work in IDFT?" wants the sentence that introduces the name, "rotary
+    position embeddings (RoPE)" names a part of "RoPE-Perturbed Self-Distillation", not it, and
+    in a few bare words ("TRM trust region bounds") the name is half of what is asked."""
     name = method_name(" ".join(texts))
     own = set(content_stems(name)) if name else set()
     rest = [t for t in terms if t not in own]
     if not own or not own <= set(terms) or not rest or wanted(question) is Want.DEFINITION:
         return list(terms)
+    if not _ASKED.search(question) and _few_words(question):
+        return list(terms)  # "TRM trust region bounds": in a few bare words, the name is the topic
     return rest
 
 
