@@ -32,7 +32,7 @@ _STRONG = (
 )
 _WEAK = (
     "first|firstly|second|secondly|third|thirdly|next|further|also|still|yet|overall|"
-    "together|concretely|in practice|indeed|here|as such|empirically|theoretically|"
+    "together|concretely|in practice|indeed|here|herein|as such|empirically|theoretically|"
     "experimentally|technically|intuitively|formally|altogether|in summary|in short|in sum"
 )
 # Not when it governs what follows: "Similarly to results in mice, ...", "Instead of X, ...".
@@ -65,7 +65,15 @@ _THIS_PAPER = re.compile(
 _OUR_NOUN = re.compile(r"^our\s+(?=[A-Za-z])", re.IGNORECASE)
 # "To further mitigate domain shift, we build ...": a leading clause, then "we".
 _CLAUSE_WE = re.compile(r"^([^,;:]{3,140}),\s+(?=we\s)", re.IGNORECASE)
-_VERB = re.compile(r"^((?:\w+ly\s+|also\s+|further\s+|then\s+|first\s+)*)([a-z]+)\b")
+_VERB = re.compile(
+    r"^((?:\w+ly\s+|also\s+|further\s+|then\s+|first\s+|here(?:in|by)?\s+)*)([a-z]+)\b"
+)
+# "we here propose", "we introduce here an approach": "here" places the sentence in the paper the
+# speaker's name now stands for, and goes with "we".
+_HERE = re.compile(r"\bhere(?:in|by)?\s+", re.IGNORECASE)
+_HERE_AFTER = re.compile(
+    r"^\s+here(?:in)?(?=\s+(?:an?|the|that|our|two|three|\w+ing)\b)", re.IGNORECASE
+)
 _PRONOUNS = [
     (re.compile(r"\bwe\b"), "they"),
     (re.compile(r"\bWe\b"), "They"),
@@ -184,7 +192,8 @@ def _name_subject(text: str, speaker: str, plural: bool) -> str | None:
         if from_plural != plural:
             # "we propose" -> "Yüksel proposes"; "this paper studies" -> "Pei et al. study"
             word = agree(word, plural)
-        return f"{speaker} {verb.group(1)}{word}{rest[verb.end() :]}"
+        before, after = _HERE.sub("", verb.group(1)), _HERE_AFTER.sub("", rest[verb.end() :])
+        return f"{speaker} {before}{word}{after}"
     return None
 
 

@@ -63,6 +63,14 @@ CHAT = (
         ("(1) We show that labels drift.", "Ju et al. (ICGNN) show that labels drift."),
         ("(ii) we derive two bounds.", "Ju et al. (ICGNN) derive two bounds."),
         ("(1.5) is the ratio of the two.", "(1.5) is the ratio of the two."),
+        # "Sun et al. introduce here an innovative approach": "here" went with "we".
+        (
+            "We introduce here an innovative approach.",
+            "Ju et al. (ICGNN) introduce an innovative approach.",
+        ),
+        ("Herein, we propose a sampler.", "Ju et al. (ICGNN) propose a sampler."),
+        ("We show here that labels drift.", "Ju et al. (ICGNN) show that labels drift."),
+        ("We stay here.", "Ju et al. (ICGNN) stay here."),
     ],
 )
 def test_standalone_strips_openers_and_names_the_speaker(sentence: str, shown: str) -> None:
@@ -71,6 +79,9 @@ def test_standalone_strips_openers_and_names_the_speaker(sentence: str, shown: s
 
 def test_verb_agrees_with_the_speaker() -> None:
     assert standalone("This paper studies transformers.", "Pei et al.", True).text == (
+        "Pei et al. study transformers."
+    )
+    assert standalone("This paper here studies transformers.", "Pei et al.", True).text == (
         "Pei et al. study transformers."
     )
     assert standalone("We show that our method helps us.", "Yüksel", False).text == (
