@@ -113,13 +113,7 @@ class Standalone:
 
 def dangling_opener(text: str) -> bool:
     """Return whether `text` starts with a connective whose referent is not in the text."""
-    text = text.strip()
-    return bool(
-        _OPENER.match(text)
-        or _ANAPHORIC_CLAUSE.match(text)
-        or _FRAME.match(text)
-        or _ITEM_LABEL.match(text)
-    )
+    return _opener_at(text.strip()) is not None
 
 
 def points_back(text: str) -> bool:
@@ -128,17 +122,22 @@ def points_back(text: str) -> bool:
     return bool(_POINTS_BACK.match(strip_openers(text)[0]))
 
 
+def _opener_at(text: str) -> re.Match[str] | None:
+    """The opener `text` starts with that loses its referent when quoted alone (None: none)."""
+    return (
+        _OPENER.match(text)
+        or _ANAPHORIC_CLAUSE.match(text)
+        or _FRAME.match(text)
+        or _ITEM_LABEL.match(text)
+    )
+
+
 def strip_openers(sentence: str) -> tuple[str, str]:
     """Remove leading connectives and back-pointing clauses; return (rest, what was removed)."""
     text = sentence.strip()
     removed = ""
     for _ in range(4):  # "To address this, in this paper we ..." takes two steps
-        match = (
-            _OPENER.match(text)
-            or _ANAPHORIC_CLAUSE.match(text)
-            or _FRAME.match(text)
-            or _ITEM_LABEL.match(text)
-        )
+        match = _opener_at(text)
         if not match or match.end() >= len(text):
             break
         removed += match.group(0)
