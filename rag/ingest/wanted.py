@@ -321,7 +321,7 @@ def choice_features(
     stems = acronym_stems(texts, [set(content_stems(t)) for t in texts])
     positions = np.array([relative_position(i, n) for i in range(n)])
     first = first_naming(list(held_shares(terms, stems)))
-    topic = topic_terms(question, terms, texts)
+    topic = choice_terms(question, terms, texts)
     base: dict[str, np.ndarray] = {
         "cosine": np.asarray(cosines, dtype=float),
         "terms": held_shares(topic, stems),
@@ -344,7 +344,7 @@ def choice_features(
     return names, np.stack(columns, axis=1)
 
 
-def topic_terms(question: str, terms: Sequence[str], texts: Sequence[str]) -> list[str]:
+def choice_terms(question: str, terms: Sequence[str], texts: Sequence[str]) -> list[str]:
     """The question's `terms` without the name of the method the abstract (`texts`) introduces,
     when the question names all of it, has other terms and asks for no definition: "What did
     ExPLAIND find about grokking?" asks which sentence says something of grokking, and the one
@@ -352,7 +352,9 @@ def topic_terms(question: str, terms: Sequence[str], texts: Sequence[str]) -> li
     Grokking") says no more of it than the finding does. "What is ExPLAIND?" or "How does
     deleting a client work in IDFT?" wants the sentence that introduces the name, "rotary
     position embeddings (RoPE)" names a part of "RoPE-Perturbed Self-Distillation", not it, and
-    in a few bare words ("TRM trust region bounds") the name is half of what is asked."""
+    in a few bare words ("TRM trust region bounds") the name is half of what is asked.
+    (`rag.answer.compose.topic_terms`, for ties and follow-ups, drops the name whenever the
+    question writes it as the abstract does.)"""
     name = method_name(" ".join(texts))
     own = set(content_stems(name)) if name else set()
     rest = [t for t in terms if t not in own]

@@ -1,8 +1,8 @@
-"""The question's terms a paper's sentences are told apart by (`rag.ingest.wanted.topic_terms`)."""
+"""The question's terms a paper's sentences are told apart by (`rag.ingest.wanted.choice_terms`)."""
 
 from __future__ import annotations
 
-from rag.ingest.wanted import question_terms, topic_terms
+from rag.ingest.wanted import choice_terms, question_terms
 
 TEXTS = [
     "Post-hoc interpretability methods attribute behaviour to components in isolation.",
@@ -18,7 +18,7 @@ ROPE = [
 
 
 def terms_of(question: str, texts: list[str]) -> list[str]:
-    return topic_terms(question, question_terms(question), texts)
+    return choice_terms(question, question_terms(question), texts)
 
 
 def test_a_finding_asked_of_a_named_method_is_told_apart_by_its_other_words() -> None:
