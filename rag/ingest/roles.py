@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rag.ingest import sections
 from rag.ingest.sections import abstract_sentences
 
 ROLES = ("background", "objective", "method", "result", "conclusion")
@@ -260,9 +261,12 @@ def conclude(
 
 @lru_cache(maxsize=1)
 def model_fingerprint(path: Path = WEIGHTS) -> str:
-    """A short fingerprint of the weights file: roles stored by other weights are stale (any
-    change of the features needs the weights refitted, so the file changes with them)."""
-    return f"{zlib.crc32(path.read_bytes()):08x}"
+    """A short fingerprint of the weights file and of the headings' reading
+    (`rag.ingest.sections`): roles stored by other weights, or before a heading was read as
+    one, are stale (any change of the features needs the weights refitted, so the file changes
+    with them)."""
+    crc = zlib.crc32(path.read_bytes())
+    return f"{zlib.crc32(Path(sections.__file__).read_bytes(), crc):08x}"
 
 
 @lru_cache(maxsize=1)

@@ -66,6 +66,16 @@ _HEADING = re.compile(
 )
 
 
+def _is_title(heading: str) -> bool:
+    """Title case, its small words aside: "Conclusions and Relevance", "Design, Setting, and
+    Participants"."""
+    words = re.findall(r"[^\W\d_]+", heading)
+    return all(w[0].isupper() and (len(w) == 1 or w[1:].islower()) or w in _SMALL for w in words)
+
+
+_SMALL = frozenset({"and", "of", "or", "the", "for", "in", "to", "with"})
+
+
 def _is_caps(heading: str) -> bool:
     letters = [c for c in heading if c.isalpha()]
     return bool(letters) and all(c.isupper() for c in letters)
@@ -86,9 +96,11 @@ def section_labels(abstract: str) -> list[tuple[str | None, str]]:
     A heading counts when it is a known section name at the start of the text, of a line or
     of a sentence, and either ends in a colon or a line break ("Results:", "METHODS:"), or
     is written in capitals ("RESULTS The ..."), or ends in a period or dash while the
-    abstract has at least one other heading. So prose such as "Results show that ..." or
-    "Methods for X are ..." is never cut, and a capitals heading with no colon needs a second
-    heading unless it opens the abstract ("OBJECTIVE To determine ...").
+    abstract has at least one other heading, or is run into a sentence opening with a capital
+    while the abstract has at least one other such ("Importance Despite ... Results A total
+    ..."). So prose such as "Results show that ..." or "Methods for X are ..." is never cut,
+    and a capitals heading with no colon needs a second heading unless it opens the abstract
+    ("OBJECTIVE To determine ...").
 
     Args:
         abstract: the abstract text as the source gave it.
@@ -109,7 +121,7 @@ def _kept_headings(abstract: str) -> list[re.Match[str]]:
     found: list[re.Match[str]] = []
     for match in _HEADING.finditer(abstract):
         head, sep = match.group("h"), match.group("sep")
-        if not (head[0].isupper() and (head.istitle() or _is_caps(head) or head[1:].islower())):
+        if not (head[0].isupper() and (_is_title(head) or _is_caps(head) or head[1:].islower())):
             continue
         found.append(match)
     strong = [
@@ -117,6 +129,11 @@ def _kept_headings(abstract: str) -> list[re.Match[str]]:
         for m in found
         if ":" in m.group("sep") or "\n" in m.group("sep") or _is_caps(m.group("h"))
     ]
+    # "Importance Despite ... Conclusions and Relevance Among women ...": headings in title case
+    # run into a sentence that opens with a capital, as PubMed text loses its line breaks.
+    run_in = [m for m in found if _runs_in(abstract, m)]
+    if not _in_order(run_in):  # "Results A and B agree. Methods C and D differ." is prose
+        run_in = []
     kept: list[re.Match[str]] = []
     for match in found:
         sep, caps = match.group("sep"), _is_caps(match.group("h"))
@@ -126,9 +143,29 @@ def _kept_headings(abstract: str) -> list[re.Match[str]]:
             at_start = not abstract[: match.start("h")].strip()
             if caps and (len(strong) >= 2 or at_start):
                 kept.append(match)
+            elif match in run_in and len(run_in) >= 2:
+                kept.append(match)
         elif len(strong) + sum(1 for m in found if m.group("sep").strip() in ".—–-") >= 2:
             kept.append(match)  # "Background. ..." or "RESULTS - ..." among other headings
     return kept
+
+
+def _runs_in(abstract: str, match: re.Match[str]) -> bool:
+    """Whether a heading in title case, set off by a space alone, is followed by a capital or a
+    digit ("Results A total of 750 women"), which prose ("Results show that") is not."""
+    head, after = match.group("h"), abstract[match.end() : match.end() + 1]
+    return not match.group("sep").strip() and not _is_caps(head) and (after.isupper() or after.isdigit())
+
+
+_ORDER = ("background", "objective", "method", "result", "conclusion")
+
+
+def _in_order(headings: list[re.Match[str]]) -> bool:
+    """Whether the headings' roles never go back in an abstract's order (background, objective,
+    method, result, conclusion), as the sections of a structured abstract do."""
+    roles = [_HEADINGS[" ".join(m.group("h").lower().split())] for m in headings]
+    ranks = [_ORDER.index(r) for r in roles if r]
+    return ranks == sorted(ranks)
 
 
 def _sections(abstract: str, kept: list[re.Match[str]]) -> list[tuple[str | None, str]]:

@@ -77,6 +77,37 @@ def test_inline_caps_headings_without_colons() -> None:
     ]
 
 
+def test_title_case_headings_run_into_their_sentences() -> None:
+    # JAMA's headings as PubMed text gives them, line breaks lost: SciFact 13497630, shortened.
+    text = (
+        "Importance Biomarkers of ovarian reserve are promoted as markers of fertility. "
+        "Objective To determine their associations with fertility. Design, Setting, and "
+        "Participants Prospective cohort study of 981 women. Results A total of 750 women were "
+        "analysed. Conclusions and Relevance Among these women, low reserve was not associated "
+        "with reduced fertility."
+    )
+    assert section_labels(text) == [
+        ("background", "Biomarkers of ovarian reserve are promoted as markers of fertility."),
+        ("objective", "To determine their associations with fertility."),
+        ("method", "Prospective cohort study of 981 women."),
+        ("result", "A total of 750 women were analysed."),
+        ("conclusion", "Among these women, low reserve was not associated with reduced fertility."),
+    ]
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        # one heading word before a capital is a citation or a name, not a section
+        "Scores were computed [Altschul (1996) Methods Enzymol. 266, 460-480] and compared.",
+        # two, but against an abstract's order
+        "Results A and B agree with the theory. Methods C and D differ from it.",
+    ],
+)
+def test_a_lone_or_disordered_run_in_heading_word_is_prose(prose: str) -> None:
+    assert section_labels(prose) == [(None, prose)]
+
+
 @pytest.mark.parametrize(
     "prose",
     [
