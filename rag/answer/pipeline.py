@@ -430,7 +430,11 @@ def answer_stream(
         chance = {j.hit.paper.id: j.probability for j in judged}
         relevant = _chosen_papers(hits, judged, decision, settings)
         unheld = words_no_paper_holds(index, query) if relevant and not decision.answerable else []
-        if unheld:
+        if unheld and _one_side_held(index, query):
+            # "LLM safety or privacy?": the papers on privacy answer one side of the question,
+            # so they are no mere nearest; that no paper writes "safety" is still worth saying.
+            nearest_only = prompts.NO_PAPER_USES.format(words=_quoted(unheld))
+        elif unheld:
             nearest_only = prompts.NEAREST_ONLY.format(words=_quoted(unheld))
         elif relevant and max(chance.values()) < settings.paper_probability:
             # "do larger models always reason better?": every word is common in the collection,
@@ -1008,6 +1012,15 @@ def _closing_quote_kept_if_opened(text: str) -> str:
     if len(text) > 1 and text[-2] in ".!?":
         return text[:-2] + quote + text[-2]
     return text
+
+
+def _one_side_held(index: Index, question: str) -> bool:
+    """Whether one of the question's alternatives ("X or Y", "X vs Y") has every topic word in
+    some paper, as the alternatives `paper_choice.judge` weighs on their own ("or not" has none)."""
+    return any(
+        question_terms(index, part) and not words_no_paper_holds(index, part)
+        for part in paper_choice.alternatives(question)
+    )
 
 
 def _quoted(words: Sequence[str]) -> str:

@@ -143,6 +143,22 @@ def test_a_paper_answering_alone_says_first_which_words_no_paper_uses(
 
 
 @pytest.mark.slow
+def test_a_question_with_one_side_held_is_not_answered_as_the_nearest(
+    real_seed_index: Index,
+) -> None:
+    # "safety" is in no paper, but "privacy" is IndexGuard's and the federated clustering
+    # paper's: they answer one side of the question, so the answer said "only the nearest"
+    # untruly. The word no paper uses is still named.
+    answer = api.ask("what works on LLM safety or privacy?", index=real_seed_index, backend=None)
+    assert {"Javad Dogani", "Renxiang Guan"} <= {c.hit.paper.authors[0] for c in answer.citations}
+    assert answer.answer.startswith(prompts.NO_PAPER_USES.format(words="“safety”"))
+    assert "only the nearest" not in answer.answer
+    # Both sides unheld ("polysemantic" or nothing): still only the nearest.
+    alone = api.ask("polysemantic neurons or not?", index=real_seed_index, backend=None)
+    assert alone.answer.startswith(prompts.NEAREST_ONLY.format(words="“polysemantic”"))
+
+
+@pytest.mark.slow
 def test_a_paper_answering_alone_on_words_papers_hold_says_no_such_thing(
     real_seed_index: Index,
 ) -> None:
