@@ -155,9 +155,11 @@ def _print_supports(result: Any, judged: bool) -> None:
         best = (
             f" (nearest: [{nearest.paper.citation_key}] at {nearest.score:.2f})" if nearest else ""
         )
+        # Unjudged, the score says how close a paper comes to the claim, not that it agrees.
+        verb = "supports this claim" if judged else "matches this claim"
         click.echo(
-            f"No paper in the index supports this claim with a score of "
-            f"{result.min_score:.2f} or more{best}."
+            f"No paper in the index {verb} with a score of {result.min_score:.2f} or more{best}."
+            + ("" if nearest is None else " Lower the bar with --min-score to see it.")
         )
     if result.contradicts:
         click.echo("Contradicts:")

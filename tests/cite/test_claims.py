@@ -236,6 +236,18 @@ def test_cli_cite_does_not_head_unjudged_matches_as_support(real_seed_index: Ind
     assert "Supports:" not in text and "stance judge is off" in text.splitlines()[0]
 
 
+@pytest.mark.slow
+def test_cli_cite_says_no_unjudged_match_rather_than_no_support(real_seed_index: Index) -> None:
+    # "No paper in the index supports this claim" stood over ConPress, which says just this
+    # ("reduces reasoning token usage by 59% ... while maintaining competitive accuracy"): the
+    # judge was off, so the score only said ConPress fell short of the bar.
+    claim = "Chain-of-thought traces can be shortened without losing accuracy."
+    args = ["--index", str(real_seed_index.dir), "cite", claim, "--min-score", "0.9"]
+    text = CliRunner().invoke(cli, args, catch_exceptions=False).output
+    assert "supports this claim" not in text
+    assert "No paper in the index matches this claim" in text and "--min-score" in text
+
+
 def test_cli_cite_needs_a_claim_or_a_draft(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--index", str(tmp_path), "cite"])
     assert result.exit_code == 2 and "CLAIM or --draft" in result.output
