@@ -20,7 +20,7 @@ import numpy as np
 
 from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
-from rag.answer.discourse import points_back, standalone
+from rag.answer.discourse import points_back, standalone, third_person
 from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
 from rag.answer.limitations import LIMITATIONS, names_method, states_limitation
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
@@ -430,9 +430,13 @@ def _forms(choice: Choice, ev: Evidence, labelled: bool) -> list[str]:
     named = standalone(choice.sentence, who, plural)
     forms = [named.text] if named.named else []
     bare = standalone(choice.sentence).text
-    if who and labelled:
-        forms.append(f"{who}: {bare}")
-    forms.append(bare)
+    # Under the paper's label, or going on from a line that had it, the authors are "they":
+    # "Guan et al.: ... demonstrate that their framework achieves ...", not "our framework".
+    theirs = third_person(bare) if who else bare
+    for text in dict.fromkeys((theirs, bare)):
+        if who and labelled:
+            forms.append(f"{who}: {text}")
+        forms.append(text)
     return forms
 
 

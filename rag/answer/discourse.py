@@ -196,7 +196,9 @@ def _name_subject(text: str, speaker: str, plural: bool) -> str | None:
     return None
 
 
-def _third_person(text: str) -> str:
+def third_person(text: str) -> str:
+    """The authors' "we" / "our" / "us" as "they" / "their" / "them": how a sentence reads after
+    the paper's label ("Guan et al.: ... that their framework achieves ...")."""
     for pattern, repl in _PRONOUNS:
         text = pattern.sub(repl, text)
     return text
@@ -233,5 +235,5 @@ def standalone(sentence: str, speaker: str = "", plural: bool = True) -> Standal
             who = speaker[: method.start()].rstrip()
         subject = _name_subject(text, who, plural)
         if subject is not None:
-            text, named = _third_person(subject), True
+            text, named = third_person(subject), True
     return Standalone(_capitalise(text), removed, named)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -182,21 +183,33 @@ def _body(text: str) -> str:
 
 
 @pytest.mark.slow
-def test_extractive_answers_never_start_with_a_dangling_connective(
+def test_extractive_answers_read_on_their_own(
     real_seed_index: Index,
 ) -> None:
-    """Nor on a subject that points back to a sentence not shown ("These approaches ...")."""
+    """No line starts with a dangling connective, nor on a subject that points back to a
+    sentence not shown ("These approaches ..."), nor speaks as "we" / "our" under the paper's
+    label ("Guan et al.: ... that our framework achieves ...")."""
     settings = real_seed_index.settings
-    dangling, pointing = [], []
-    for question in _questions():
+    dangling, pointing, first_person = [], [], []
+    questions = [
+        *_questions(),
+        "does the federated multi-view clustering framework beat other methods?",
+        "how does NSPI prove polynomial inequalities?",
+    ]
+    for question in questions:
         result = answer(real_seed_index, question, settings=settings, backend=None)
         for s in result.sentences:
-            if s["shown"] and not s.get("note") and dangling_opener(_body(s["text"])):
+            if not s["shown"] or s.get("note"):
+                continue
+            if dangling_opener(_body(s["text"])):
                 dangling.append((question, s["text"]))
-            if s["shown"] and not s.get("note") and points_back(_body(s["text"])):
+            if points_back(_body(s["text"])):
                 pointing.append((question, s["text"]))
+            if re.search(r"\b(?:we|our|us)\b", s["text"], re.IGNORECASE):
+                first_person.append((question, s["text"]))
     assert dangling == []
     assert pointing == []
+    assert first_person == []
 
 
 MULTIMODAL_Q = "How do multimodal language models reason over images without long text?"
