@@ -10,23 +10,34 @@ one's own areas, how many have none), and a question to start from.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from rag import prompts
+from rag.answer.vector_model import vector_logit
 from rag.index.paper_index import Index
 
 GROUPS_SHOWN = 6  # top-level areas named ("Deep Learning", "Theory", ...)
 AREAS_SHOWN = 3  # the largest top-level area's own areas named ("Large Language Models", ...)
+# Fitted by bench/answers/collection_or_chat.py --write (bench/results/collection_or_chat.md).
+WEIGHTS = Path(__file__).with_name("model") / "collection_or_chat.json"
 
 
-def no_topic(index: Index, searched: bool = False, said: Sequence[str] = ()) -> str:
+def no_topic(
+    index: Index, searched: bool = False, said: Sequence[str] = (), message: str = ""
+) -> str:
     """Return the answer to a question with no topic: the collection in a few words.
 
     With `searched`, the message had words to search for and no paper matched them: it is
     not told that it names no topic (`prompts.NO_MATCH_TOPIC`). When one of the earlier answers
-    of the conversation (`said`) described the collection already, a short line says what to
-    ask instead of the same description again.
+    of the conversation (`said`) described the collection already, a chat `message` ("thanks!")
+    gets a short line saying what to ask instead of the same description again; one that asks
+    for the collection ("what topics does the collection cover?", `asks_for_the_collection`)
+    gets the description.
     """
     papers = list(index.papers.values())
     if not papers:
@@ -37,10 +48,26 @@ def no_topic(index: Index, searched: bool = False, said: Sequence[str] = ()) -> 
     if areas:
         collection += f": {spread(areas, len(papers))}"
         topic = areas.most_common(1)[0][0].split("·")[-1].strip().lower()
-    if any(collection in answer for answer in said):
+    if any(collection in answer for answer in said) and not asks_for_the_collection(index, message):
         return prompts.NO_TOPIC_AGAIN.format(count=number)
     template = prompts.NO_MATCH_TOPIC if searched else prompts.NO_TOPIC
     return template.format(collection=collection, topic=topic)
+
+
+def asks_for_the_collection(index: Index, message: str) -> bool:
+    """Whether a message naming no topic asks what the collection holds ("list every paper you
+    have"), not chat ("ty", "cool"): a logistic regression over its MiniLM vector (False
+    without a message, or when the weights cannot read this index's vectors)."""
+    if not message.strip():
+        return False
+    fitted = _weights()
+    logit = vector_logit(index, message, fitted["coef"], fitted["intercept"])
+    return logit is not None and logit > 0
+
+
+@functools.cache
+def _weights() -> dict[str, Any]:
+    return dict(json.loads(WEIGHTS.read_text(encoding="utf-8")))
 
 
 def spread(areas: Counter[str], papers: int) -> str:

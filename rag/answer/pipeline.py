@@ -19,6 +19,7 @@ from rag import prompts
 from rag.answer import paper_choice
 from rag.answer.abstention import (
     Decision,
+    any_paper_holds,
     decide,
     question_terms,
     term_rarity,
@@ -770,6 +771,14 @@ def _condensed(
         if no_paper is not None:
             previous = [] if no_paper else last_answer_papers(history, resolve)
             return asked_of(message, previous) if previous else Condensed(message, message)
+    if (
+        terms
+        and not any(any_paper_holds(index, t) for t, _ in terms)
+        and asks_no_paper(index, message)
+    ):
+        # "ty", "thx": a word no paper holds, which the topicless judgement reads as chat, is
+        # no topic to ask the last answer's papers about.
+        return Condensed(message, message)
     return condense(
         message,
         history,
@@ -804,7 +813,7 @@ def _overview(
 ) -> Iterator[str | Answer]:
     """Yield the collection overview (rag/answer/overview.py; `searched`: the message's words
     matched no paper; a shorter line when the conversation has had it), then its `Answer`."""
-    overview = no_topic(index, searched, [t.answer for t in to_turns(history)])
+    overview = no_topic(index, searched, [t.answer for t in to_turns(history)], question)
     yield overview
     timings["total_s"] = time.perf_counter() - t0
     yield Answer(question, overview, (), (), False, (), name, notice, timings, standalone, language)

@@ -171,6 +171,20 @@ def test_the_overview_is_not_repeated_in_one_conversation(real_seed_index: Index
 
 
 @pytest.mark.slow
+def test_asked_again_for_the_collection_the_overview_is_given_again(
+    real_seed_index: Index,
+) -> None:
+    # Before: after "thanks!" had drawn the overview, "what topics does the collection cover?"
+    # got only "No paper is quoted: your message names no topic." And "ok, ty" ("ty" is in no
+    # paper) was asked of ICGNN: "ty (ICGNN)?".
+    turns = ["what does ICGNN do?", "thanks!", "what topics does the collection cover?", "ok, ty"]
+    _, thanks, topics, ty = chat(real_seed_index, turns)
+    assert thanks.answer == no_topic(real_seed_index)
+    assert topics.answer == no_topic(real_seed_index)
+    assert ty.answer == prompts.NO_TOPIC_AGAIN.format(count="40 papers")
+
+
+@pytest.mark.slow
 def test_the_first_overview_of_a_conversation_describes_the_collection(
     real_seed_index: Index,
 ) -> None:
