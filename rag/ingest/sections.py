@@ -70,7 +70,7 @@ def _is_title(heading: str) -> bool:
     """Title case, its small words aside: "Conclusions and Relevance", "Design, Setting, and
     Participants"."""
     words = re.findall(r"[^\W\d_]+", heading)
-    return all(w[0].isupper() and (len(w) == 1 or w[1:].islower()) or w in _SMALL for w in words)
+    return all(w in _SMALL or (w[0].isupper() and (len(w) == 1 or w[1:].islower())) for w in words)
 
 
 _SMALL = frozenset({"and", "of", "or", "the", "for", "in", "to", "with"})
@@ -141,9 +141,8 @@ def _kept_headings(abstract: str) -> list[re.Match[str]]:
             kept.append(match)
         elif not sep.strip():
             at_start = not abstract[: match.start("h")].strip()
-            if caps and (len(strong) >= 2 or at_start):
-                kept.append(match)
-            elif match in run_in and len(run_in) >= 2:
+            capitals = caps and (len(strong) >= 2 or at_start)
+            if capitals or (match in run_in and len(run_in) >= 2):
                 kept.append(match)
         elif len(strong) + sum(1 for m in found if m.group("sep").strip() in ".—–-") >= 2:
             kept.append(match)  # "Background. ..." or "RESULTS - ..." among other headings
@@ -154,7 +153,11 @@ def _runs_in(abstract: str, match: re.Match[str]) -> bool:
     """Whether a heading in title case, set off by a space alone, is followed by a capital or a
     digit ("Results A total of 750 women"), which prose ("Results show that") is not."""
     head, after = match.group("h"), abstract[match.end() : match.end() + 1]
-    return not match.group("sep").strip() and not _is_caps(head) and (after.isupper() or after.isdigit())
+    return (
+        not match.group("sep").strip()
+        and not _is_caps(head)
+        and (after.isupper() or after.isdigit())
+    )
 
 
 _ORDER = ("background", "objective", "method", "result", "conclusion")
