@@ -71,6 +71,12 @@ NO_OTHER = (
     "The nearest others, none of them close enough, are listed below."
 )
 
+# "What about the third one?" after an answer that listed two papers (rag/answer/condense.py).
+NO_SUCH_PLACE = (
+    "The previous answer listed {papers}, so it has no {word} one. Ask about {them} by name, or "
+    "ask a new question."
+)
+
 # A question that names no topic ("hello", "summarize the collection"): see rag/answer/overview.py.
 # Said for "hello", "thanks!" and "what subjects does the library span?" alike (the last is
 # searched, and finds no paper to answer from; rag/answer/topicless.py judges it).

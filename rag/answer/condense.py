@@ -258,6 +258,9 @@ class Condensed:
     # limitation of Seo et al.?" (rag/answer/people.py, rag/answer/named_papers.py).
     asked: str | None = None
     who: str = ""  # the people a question names, as the collection spells them ("Wei Ju")
+    # The whole answer, when the follow-up needs no search: "the third one" after an answer
+    # that listed two papers.
+    reply: str | None = None
 
 
 Resolver = Callable[[str], "Paper | None"]
@@ -540,6 +543,15 @@ def rule_rewrite(
         place = len(markers) if word in ("last", "latter") else _ORDINALS[word]
         if listed is not None and 1 <= place <= len(markers):
             paper = _cited(listed, markers[place - 1], resolve)
+        elif listed is not None and markers and place > len(markers):
+            # "the third one" after two papers: saying so beats answering of another paper.
+            n = len(markers)
+            reply = prompts.NO_SUCH_PLACE.format(
+                papers=f"{n} paper{'s' if n != 1 else ''}",
+                word=word.lower(),
+                them="them" if n != 1 else "it",
+            )
+            return Condensed(question, question, "rule", reply=reply)
     elif number_match:  # "[2]", "paper 2": the marker in the last answer's text
         paper = _cited(last, int(number_match.group("a") or number_match.group("b")), resolve)
         match = number_match

@@ -343,6 +343,11 @@ def answer_stream(
         return
     kind = question_kind(query)
     standalone = query if query != question else None
+    if condensed.reply is not None:  # "the third one" after two papers
+        yield condensed.reply
+        timings["total_s"] = time.perf_counter() - t0
+        yield Answer(question, condensed.reply, (), (), False, (), name, notice, timings)
+        return
     if condensed.method == "chat" or (
         not condensed.papers
         and condensed.pick is None

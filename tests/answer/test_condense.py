@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from rag import prompts
 from rag.answer.condense import (
     Turn,
     condense,
@@ -234,6 +235,16 @@ def test_the_others_and_ordinals_after_a_choice_refer_to_the_list(
     result = rule_rewrite(question, CHOSE_BETA)
     assert result.papers == papers
     assert result.pick is None
+
+
+@pytest.mark.parametrize("question", ["what about the third one?", "and the fifth paper?"])
+def test_an_ordinal_past_the_list_is_answered_as_such(question: str) -> None:
+    # Before: "the third one" after two papers was read as "one" and asked of the first.
+    result = rule_rewrite(question, TWO_PAPERS)
+    word = "third" if "third" in question else "fifth"
+    assert result.reply == prompts.NO_SUCH_PLACE.format(papers="2 papers", word=word, them="them")
+    assert result.papers == () and result.pick is None
+    assert rule_rewrite("what about the second one?", TWO_PAPERS).reply is None
 
 
 def test_the_other_hand_and_these_papers_are_not_references() -> None:

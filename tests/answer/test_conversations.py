@@ -95,6 +95,20 @@ def test_they_after_a_list_means_every_paper_of_the_list(real_seed_index: Index)
 
 
 @pytest.mark.slow
+def test_the_third_one_after_a_shorter_list_says_there_is_none(real_seed_index: Index) -> None:
+    # Before: "what about the third one?" after one paper answered of that paper again.
+    first, third = chat(
+        real_seed_index, ["robustness to distribution shift", "what about the third one?"]
+    )
+    n = len(first.citations)
+    assert 0 < n < 3
+    papers = f"{n} paper{'s' if n != 1 else ''}"
+    them = "them" if n != 1 else "it"
+    assert third.answer == prompts.NO_SUCH_PLACE.format(papers=papers, word="third", them=them)
+    assert not third.citations and not third.abstained
+
+
+@pytest.mark.slow
 def test_a_paper_with_none_of_the_questions_words_is_not_part_of_the_answer(
     real_seed_index: Index,
 ) -> None:
