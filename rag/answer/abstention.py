@@ -200,17 +200,26 @@ def word_count(question: str) -> int:
 
 
 def word_spans(question: str) -> list[tuple[int, int]]:
-    """Return where `question`'s words stand but its stop and asking words (`only_asks`): its
-    topic words, as far as a reading without the collection can tell (`topic_spans` knows
-    which words the collection holds)."""
-    return [m.span() for m in _WORD.finditer(question) if not only_asks(m.group().lower())]
+    """Return where `question`'s words stand but its stop and asking words (`only_asks`) and
+    its comparatives and superlatives (`only_ranks`): its topic words, as far as a reading
+    without the collection can tell (`topic_spans` knows which words the collection holds)."""
+    return [
+        m.span()
+        for m in _WORD.finditer(question)
+        if not only_asks(word := m.group().lower()) and not only_ranks(word)
+    ]
 
 
 def topic_spans(index: Index, question: str) -> list[tuple[int, int]]:
     """Return where `question`'s words that say what it asks about stand (the words
     `question_terms` keeps, as typed): not "thesis" or "walk" in "walk me through federated
-    learning for my thesis"."""
-    return [m.span() for m, _, _, situation in _words(index, question) if not situation]
+    learning for my thesis", nor "fastest" in "which is the fastest?", which ranks the papers
+    on a topic without naming one."""
+    return [
+        m.span()
+        for m, _, _, situation in _words(index, question)
+        if not situation and not only_ranks(m.group().lower())
+    ]
 
 
 def without_situation_words(index: Index, question: str) -> str:

@@ -615,6 +615,12 @@ def rule_rewrite(
         if any(paper_name(p).lower() in rewritten.lower() for p in papers):  # "about ConPress"
             return Condensed(rewritten, question, "rule", tuple(papers), asked=asked)
         return replace(asked_of(rewritten, papers), original=question, asked=asked)
+    if not papers and (found is not None or it is not None):
+        # "does it lose accuracy?" after "which is the fastest?" found none among a list: the
+        # pronoun is of the list the choice was among.
+        listed = _set_turn(turns)
+        if listed is not None and listed is not last:
+            papers = list(_papers_of(listed, resolve))
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
     if found is not None:

@@ -237,6 +237,15 @@ def test_the_others_and_ordinals_after_a_choice_refer_to_the_list(
     assert result.pick is None
 
 
+def test_it_after_a_choice_that_found_none_is_the_list_chosen_among() -> None:
+    # Before: "does it lose accuracy?" after "which is the fastest?" (no paper said) became
+    # "does fastest lose accuracy?", then "it" was searched alone.
+    found_none = Turn("which is the fastest?", "None of the papers listed earlier says this.", ())
+    result = rule_rewrite("does it lose accuracy?", [*TWO_PAPERS, found_none])
+    assert set(result.papers) == {ALPHA, BETA}
+    assert "fastest" not in result.question
+
+
 @pytest.mark.parametrize("question", ["what about the third one?", "and the fifth paper?"])
 def test_an_ordinal_past_the_list_is_answered_as_such(question: str) -> None:
     # Before: "the third one" after two papers was read as "one" and asked of the first.
