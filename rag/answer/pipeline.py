@@ -19,7 +19,6 @@ from rag import prompts
 from rag.answer import paper_choice
 from rag.answer.abstention import (
     Decision,
-    any_paper_holds,
     decide,
     question_terms,
     term_rarity,
@@ -69,7 +68,12 @@ from rag.answer.record_questions import (
     record_line,
 )
 from rag.answer.relevance import RelevanceCheck
-from rag.answer.topicless import asks_no_paper, pronoun_small_talk, searched_asks_no_paper
+from rag.answer.topicless import (
+    asks_no_paper,
+    pronoun_small_talk,
+    searched_asks_no_paper,
+    unheld_small_talk,
+)
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
@@ -760,8 +764,9 @@ def _condensed(
     judgement rather than the rewrite rule (or the LLM, which the rule would not have asked:
     such a message either has words of its own, left as typed, or none, asked of the last
     answer's papers as this does)."""
-    if pronoun_small_talk(index, message, terms):
-        # "love it", "got it, thanks": small talk, though "it" could point at the last papers.
+    if pronoun_small_talk(index, message, terms) or unheld_small_talk(index, message, terms):
+        # "love it", "got it, thanks": small talk, though "it" could point at the last papers;
+        # "ty", "kk": no topic to ask the last answer's papers about.
         return Condensed(message, message, "chat")
     if history and asks_only_if_out(message):
         # "where can I find the code?", "any code released?": of the papers just shown.
@@ -776,14 +781,6 @@ def _condensed(
         if no_paper is not None:
             previous = [] if no_paper else last_answer_papers(history, resolve)
             return asked_of(message, previous) if previous else Condensed(message, message)
-    if (
-        terms
-        and not any(any_paper_holds(index, t) for t, _ in terms)
-        and asks_no_paper(index, message)
-    ):
-        # "ty", "thx": a word no paper holds, which the topicless judgement reads as chat, is
-        # no topic to ask the last answer's papers about.
-        return Condensed(message, message)
     return condense(
         message,
         history,

@@ -149,3 +149,20 @@ def pronoun_small_talk(index: Index, message: str, terms: list[tuple[str, bool]]
         return False
     p = probability(index, message)
     return p is not None and p >= PRONOUN_CHAT_BAR
+
+
+def unheld_small_talk(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:
+    """Whether `message` is small talk in words no paper holds ("ty", "kk", "ta"), not a
+    follow-up on the last answer: it points back by nothing, asks nothing (no question, no
+    request for more), and the judgement reads it as asking no paper at `PRONOUN_CHAT_BAR`, the
+    bar of small talk that could be a follow-up ("eli5", 0.649, stays one)."""
+    if (
+        not terms
+        or refers_back(message)
+        or asks_for_more(message)
+        or is_question(message)
+        or any(len(documents_holding(index, t, name)) for t, name in terms)
+    ):
+        return False
+    p = probability(index, message)
+    return p is not None and p >= PRONOUN_CHAT_BAR
