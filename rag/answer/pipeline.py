@@ -48,7 +48,7 @@ from rag.answer.condense import (
     without_reference,
 )
 from rag.answer.continuation import among, asks_the_collection, continues
-from rag.answer.discourse import points_back, standalone
+from rag.answer.discourse import points_back, standalone, third_person
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.language import (
     can_translate,
@@ -962,14 +962,17 @@ def _made_standalone(
     checked: CheckedSentence, by_source: dict[int, Evidence], checker: CitationChecker
 ) -> CheckedSentence:
     """Return a model sentence of one source with the abstract's lost openers removed and "we"
-    named ("To address this, we propose ..." → "Ju et al. (ICGNN) propose ..."), as the
-    composer shows abstract sentences, when the citation check still passes it; else as it was.
+    named ("To address this, we propose ..." → "Ju et al. (ICGNN) propose ...", else "our" as
+    "their"), as the composer shows abstract sentences, when the citation check still passes
+    it; else as it was.
     """
     if not checked.supported or len(checked.sources) != 1 or checked.sources[0] not in by_source:
         return checked
     n = checked.sources[0]
     who, plural = speaker(by_source[n].hit.paper)
-    text = standalone(checked.text, who, plural).text
+    named = standalone(checked.text, who, plural)
+    # Under the paper's label, "our approach" is "their approach", as in the composer's lines.
+    text = named.text if named.named or not who else third_person(named.text)
     if text == checked.text:
         return checked
     again = checked_as_cited(text, n, checker)

@@ -11,7 +11,7 @@ import pytest
 
 from rag import prompts
 from rag.answer import pipeline
-from rag.answer.discourse import standalone
+from rag.answer.discourse import standalone, third_person
 from rag.answer.evidence import Evidence
 from rag.answer.pipeline import Answer, answer, answer_stream
 from rag.backends.base import Prompt
@@ -19,6 +19,7 @@ from rag.errors import BackendError
 from rag.index.paper_index import Index
 from rag.ingest.naming import speaker
 from rag.ingest.pipeline import ingest
+from rag.records import Paper
 from rag.settings import Settings
 from tests.conftest import ROOT
 from tests.fakes import FakeLLM
@@ -191,14 +192,21 @@ def test_streamed_pieces_add_up_to_the_answer(seeded: Index, fake_settings: Sett
     assert "".join(pieces[:2]) == synthesis(final) and synthesis(final).count("[1]") == 2
 
 
+def as_shown(sentence: str, paper: Paper) -> str:
+    """`sentence` as a line of `paper` shows it: "we" named as its authors, or under their label
+    "our" read as "their"."""
+    named = standalone(sentence, *speaker(paper))
+    return named.text if named.named else third_person(named.text)
+
+
 def test_extractive_backend_cites_the_right_paper(seeded: Index, fake_settings: Settings) -> None:
     result = answer(seeded, QUESTION, settings=fake_settings, backend=None)
     assert result.backend == "extractive" and not result.abstained
     assert result.citations[0].hit.paper.authors[0] == "Wei Ju"
     # the evidence sentence is shown standing alone (no dangling opener, "we" named as its
-    # authors), its claim word for word, with its marker before the full stop
-    who, plural = speaker(result.citations[0].hit.paper)
-    shown = standalone(result.citations[0].evidence, who, plural).text
+    # authors, or under their label "our" read as "their"), its claim word for word, with its
+    # marker before the full stop
+    shown = as_shown(result.citations[0].evidence, result.citations[0].hit.paper)
     assert shown.rstrip(".") + " [1]." in result.answer
 
 
@@ -371,7 +379,8 @@ def test_a_copied_model_sentence_says_whose_it_is(real_seed_index: Index) -> Non
         settings=real_seed_index.settings,
         backend=_CopiesAFinding(),
     )
-    assert result.answer.startswith(f"Ju et al. (ICGNN): {ICGNN_FINDING} [1]."), result.answer
+    finding = ICGNN_FINDING.replace("our approach", "their approach")  # under their label
+    assert result.answer.startswith(f"Ju et al. (ICGNN): {finding} [1]."), result.answer
     # The second sentence on the same paper goes on its line, not under the label again.
     assert result.answer.count("Ju et al. (ICGNN):") == 1, result.answer
 
@@ -423,4 +432,4 @@ def test_a_copying_model_opens_a_papers_line_with_the_sentence_chosen_first(
         assert result.notice == prompts.MODEL_OFF_QUESTION
     shown = [s for s in result.sentences if s["shown"]]
     assert shown and shown[0]["citations"] == [1]
-    assert standalone(first.rstrip("."), *speaker(ev.hit.paper)).text in result.answer
+    assert as_shown(first.rstrip("."), ev.hit.paper) in result.answer

@@ -23,8 +23,9 @@ pytestmark = pytest.mark.browser
 
 # Comparison signs, an ampersand and Markdown's characters: each must read as typed.
 TYPED = "Which graph methods keep accuracy > 90% when p < 0.05 & labels *are* noisy?"
-# A follow-up rewritten with the chat's earlier turns, so that it says what was searched.
-TYPED_FOLLOW_UP = "what dataset did the second one use with < 5% noise?"
+# A follow-up rewritten with the chat's earlier turns, so that it says what was searched (the
+# answer before it cites one paper: "the second one" would be told there is none).
+TYPED_FOLLOW_UP = "what dataset did the first one use with < 5% noise?"
 
 
 def test_question_and_searched_line_read_as_typed(browser: Browser, served: Served) -> None:
