@@ -489,6 +489,12 @@ def answer_stream(
     only_wants = absent and not asks_of_papers(
         without_reference(own_words), [h.paper for h in relevant]
     )
+    # "what about the second one?", "tell me more about Guan et al.": no word of its own to
+    # judge sentences on, so the paper's sentences of the role it wants come first (of those
+    # not said yet), not whichever happens to pass a gate on the paper's name.
+    no_words = of_named and not question_terms(
+        index, without_reference(corrected(index, condensed.original))
+    )
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
@@ -668,7 +674,7 @@ def answer_stream(
             said=said,
             absent=absent,
             before=earlier if absent else "",
-            any_sentence=only_wants,
+            any_sentence=only_wants or no_words,
         )
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)

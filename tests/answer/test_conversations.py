@@ -8,12 +8,14 @@ with the history the page keeps (issue 12).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from rag import prompts
 from rag.answer.condense import paper_name
+from rag.answer.evidence import paper_sentence_roles
 from rag.answer.language import DRAWN_FROM_ENGLISH, detect_language, likely_language
 from rag.answer.pipeline import answer
 from rag.index.paper_index import Index
@@ -92,6 +94,36 @@ def test_they_after_a_list_means_every_paper_of_the_list(real_seed_index: Index)
     for citation in listed.citations:  # each listed paper is named in what was searched
         assert paper_name(citation.hit.paper) in follow_up.standalone, follow_up.standalone
     assert set(first_authors(follow_up)) == set(first_authors(listed))
+
+
+@pytest.mark.slow
+def test_what_about_the_second_one_gets_more_of_that_paper_not_its_background(
+    real_seed_index: Index,
+) -> None:
+    # Before: "Guan et al.: Analyzing this data presents significant challenges, as centralized
+    # processing incurs prohibitive communication costs ...", the field's background, because
+    # it happened to pass the relevance gate on a question with no words of its own.
+    listed, second = chat(
+        real_seed_index,
+        ["which papers are about federated learning?", "what about the second one?"],
+    )
+    paper = listed.citations[1].hit.paper
+    assert [c.hit.paper.id for c in second.citations] == [paper.id]
+    roles = dict(paper_sentence_roles(paper))
+    shown = [s["text"] for s in second.sentences if s["shown"] and not s.get("note")]
+    quoted = [s for s in roles if any(_said(s, line) for line in shown)]
+    assert quoted and all(roles[s] != "background" for s in quoted), (shown, quoted)
+    assert not any(_said(s, listed.answer) for s in quoted)  # nor a line said before
+
+
+def _said(sentence: str, text: str) -> bool:
+    """Whether `sentence` (an abstract's) is what `text` quotes, the label and "we" aside."""
+    mine = _words(sentence) - {"their", "they", "them", "ours", "your"}
+    return len(mine & _words(text)) >= 0.8 * len(mine)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]{4,}", text.lower()))
 
 
 @pytest.mark.slow
