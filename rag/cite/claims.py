@@ -104,11 +104,15 @@ class ClaimSupport:
     nearest: Support | None  # the best candidate, even when it is below min_score
     min_score: float
     contradicts: tuple[Support, ...] = ()
+    # Whether a stance judge read the papers: without one (the default), `supports` are the
+    # papers closest to the claim's topic, which may say the opposite of it.
+    stance_checked: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "claim": self.claim,
             "min_score": self.min_score,
+            "stance_checked": self.stance_checked,
             "supports": [s.to_dict() for s in self.supports],
             "contradicts": [s.to_dict() for s in self.contradicts],
             "nearest": self.nearest.to_dict() if self.nearest else None,
@@ -355,12 +359,14 @@ def cite(
         raise ConfigError("The claim is empty: give a sentence to find support for.")
     if k < 1:
         raise ConfigError(f"-k must be at least 1, not {k}.")
-    scorer = _Scorer(index, filters, judge=_resolve(judge), judge_from=min_score)
+    resolved = _resolve(judge)
+    scorer = _Scorer(index, filters, judge=resolved, judge_from=min_score)
     (ranked,) = scorer.rank([clean_markup(claim)])
     above = [s for s in ranked if s.score >= min_score]
     supports = tuple(s for s in above if s.stance == "supports")[:k]
     contradicts = tuple(s for s in above if s.stance == "contradicts")[:k]
-    return ClaimSupport(claim, supports, ranked[0] if ranked else None, min_score, contradicts)
+    nearest = ranked[0] if ranked else None
+    return ClaimSupport(claim, supports, nearest, min_score, contradicts, resolved is not None)
 
 
 def _resolve(judge: StanceJudge | str | None) -> StanceJudge | None:

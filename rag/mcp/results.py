@@ -160,6 +160,11 @@ def _support(s: Any) -> Support:
 class ClaimResult(BaseModel):
     claim: str
     min_score: float = Field(description="Least support score a paper needs to be listed.")
+    stance_checked: bool = Field(
+        description="Whether a stance judge read the papers. False (the default set-up): "
+        "`supports` are the papers closest to the claim's topic, not checked to agree with it; "
+        "one may say the opposite."
+    )
     supports: list[Support] = Field(description="Empty when no paper supports the claim.")
     nearest: Support | None = Field(description="The best candidate, even below min_score.")
 
@@ -168,6 +173,7 @@ class ClaimResult(BaseModel):
         return cls(
             claim=result.claim,
             min_score=result.min_score,
+            stance_checked=result.stance_checked,
             supports=[_support(s) for s in result.supports],
             nearest=_support(result.nearest) if result.nearest else None,
         )

@@ -163,7 +163,8 @@ def build_server(settings: Settings, *, allow_write: bool = False) -> MCPServer:
         return AskResult.of(answer)
 
     def cite_claim(claim: str, k: K = 5) -> ClaimResult:
-        """List the papers that support a claim, each with its best-matching sentence."""
+        """List the papers that support a claim, each with its best-matching sentence
+        (`stance_checked` false: the papers closest to it, not checked to agree)."""
         return ClaimResult.of(api.cite(_text(claim, "claim"), settings=settings, k=k))
 
     def cite_draft(text: str, style: Literal["latex", "pandoc"] = "latex") -> DraftResult:

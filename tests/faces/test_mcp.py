@@ -75,6 +75,11 @@ async def _review_session(index: Path) -> dict[str, Any]:
             session, "ask", question="Which papers deal with noisy labels on graphs?"
         )
         seen["draft"] = await _call(session, "cite_draft", text=DRAFT)
+        seen["claim"] = await _call(
+            session,
+            "cite_claim",
+            claim="Direct preference optimization is always equivalent to RLHF.",
+        )
         keys = seen["draft"].structured_content["keys"]
         seen["export"] = await _call(session, "export_references", keys=keys)
         seen["paper"] = await _call(session, "get_paper", key="ju_icgnn")
@@ -114,6 +119,17 @@ def test_tools_are_listed_and_write_tools_only_with_allow_write(
     assert note.startswith(f"{USER_BIB}: 1 entry without an abstract was not indexed; ")
     absent = session_log["write_absent"]
     assert absent.is_error and "remove_papers" in absent.content[0].text
+
+
+@pytest.mark.slow
+def test_cite_claim_says_its_matches_were_not_checked_to_agree(
+    session_log: dict[str, Any],
+) -> None:
+    # CPO proves the equivalence "conditional rather than universal": without a stance judge (the
+    # default) the tool listed it under `supports` and nothing told the client it was unjudged.
+    claim = _ok(session_log["claim"])
+    assert claim["stance_checked"] is False
+    assert "zhang_cpo" in [s["key"] for s in claim["supports"]]
 
 
 @pytest.mark.slow
