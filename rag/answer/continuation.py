@@ -36,8 +36,6 @@ the last answer's papers and some others: it is then asked as typed.
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,7 +45,7 @@ import numpy as np
 
 from rag.answer import paper_choice
 from rag.answer.abstention import Decision, decide, documents_holding, logistic
-from rag.answer.vector_model import vector_logit
+from rag.answer.vector_model import fitted_weights, vector_logit
 from rag.index.paper_index import Index
 from rag.index.retrieve import hits_of
 from rag.records import Hit, Paper
@@ -62,10 +60,9 @@ SUBJECT_ASPECT = -1.0
 WEIGHTS = Path(__file__).with_name("model") / "continuation.json"
 
 
-@functools.cache
 def weights() -> dict[str, Any]:
     """The fitted weights (bench/answers/generic_followups.py --fit --write)."""
-    return dict(json.loads(WEIGHTS.read_text(encoding="utf-8")))
+    return fitted_weights(WEIGHTS)
 
 
 def aspect(index: Index, message: str) -> float:

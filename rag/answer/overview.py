@@ -10,15 +10,12 @@ one's own areas, how many have none), and a question to start from.
 
 from __future__ import annotations
 
-import functools
-import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rag import prompts
-from rag.answer.vector_model import vector_logit
+from rag.answer.vector_model import fitted_weights, vector_logit
 from rag.index.paper_index import Index
 
 GROUPS_SHOWN = 6  # top-level areas named ("Deep Learning", "Theory", ...)
@@ -60,14 +57,9 @@ def asks_for_the_collection(index: Index, message: str) -> bool:
     without a message, or when the weights cannot read this index's vectors)."""
     if not message.strip():
         return False
-    fitted = _weights()
+    fitted = fitted_weights(WEIGHTS)
     logit = vector_logit(index, message, fitted["coef"], fitted["intercept"])
     return logit is not None and logit > 0
-
-
-@functools.cache
-def _weights() -> dict[str, Any]:
-    return dict(json.loads(WEIGHTS.read_text(encoding="utf-8")))
 
 
 def spread(areas: Counter[str], papers: int) -> str:

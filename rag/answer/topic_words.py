@@ -15,14 +15,12 @@ every word counts as before.
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 import weakref
 from pathlib import Path
 from typing import Any
 
-from rag.answer.vector_model import vectors_logit
+from rag.answer.vector_model import fitted_weights, vectors_logit
 from rag.index.paper_index import Index
 
 WEIGHTS = Path(__file__).with_name("model") / "topic_words.json"
@@ -35,10 +33,9 @@ def readings(word: str) -> list[str]:
     return [word, f"research on {word}"]
 
 
-@functools.cache
 def weights() -> dict[str, Any]:
     """Return the fitted weights and bar (bench/answers/topic_words.py --write)."""
-    return dict(json.loads(WEIGHTS.read_text(encoding="utf-8")))
+    return fitted_weights(WEIGHTS)
 
 
 # Judged words, per embedder (an index opened with another embedder judges afresh).

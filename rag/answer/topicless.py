@@ -23,8 +23,6 @@ the weights cannot read the vector, and the answer is as it was without this jud
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,7 @@ from rag.answer.abstention import (
     question_terms,
 )
 from rag.answer.condense import asks_for_more, refers_back, refers_by_pronoun
-from rag.answer.vector_model import vector_logit
+from rag.answer.vector_model import fitted_weights, vector_logit
 from rag.index.paper_index import Index
 from rag.ingest.wanted import is_question
 
@@ -53,10 +51,9 @@ WEIGHTS = Path(__file__).with_name("model") / "topicless.json"
 PRONOUN_CHAT_BAR = 0.65
 
 
-@functools.cache
 def weights() -> dict[str, Any]:
     """The fitted weights and bar (bench/answers/subjectless_followups.py --fit --write)."""
-    return dict(json.loads(WEIGHTS.read_text(encoding="utf-8")))
+    return fitted_weights(WEIGHTS)
 
 
 def probability(index: Index, message: str) -> float | None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,3 +31,9 @@ def vectors_logit(
     if vector.shape != weights.shape:  # an embedder of another size (tests, a custom one)
         return None
     return float(vector @ weights + intercept)
+
+
+@functools.cache
+def fitted_weights(path: Path) -> dict[str, Any]:
+    """A fitted model's weights file (JSON), read once per process."""
+    return dict(json.loads(path.read_text(encoding="utf-8")))
