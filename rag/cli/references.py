@@ -106,7 +106,7 @@ def cite(
         elif as_json:
             emit_json(result.to_dict())
         else:
-            _print_supports(result, judged=judge is not None)
+            _print_supports(result)
         return
     assert draft is not None
     text = sys.stdin.read() if str(draft) == "-" else _read(draft)
@@ -146,7 +146,8 @@ def _read(path: Path) -> str:
 UNJUDGED = "Closest to the claim (support or contradiction not checked: the stance judge is off):"
 
 
-def _print_supports(result: Any, judged: bool) -> None:
+def _print_supports(result: Any) -> None:
+    judged = result.stance_checked
     if result.supports:
         click.echo("Supports:" if judged else UNJUDGED)
         _print_papers(result.supports)
