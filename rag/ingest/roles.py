@@ -35,11 +35,10 @@ from pathlib import Path
 import numpy as np
 
 from rag.ingest import sections
-from rag.ingest.sections import abstract_sentences
+from rag.ingest.sections import ROLES, abstract_sentences
 
-ROLES = ("background", "objective", "method", "result", "conclusion")
 # The model's classes, in the order of its weight columns ("other" is CSAbstruct's junk label).
-CLASSES = ("background", "objective", "method", "result", "conclusion", "other")
+CLASSES = (*ROLES, "other")
 WEIGHTS = Path(__file__).with_name("model") / "roles.npz"
 
 # ---------------------------------------------------------------------------------------------

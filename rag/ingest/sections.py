@@ -14,6 +14,9 @@ import re
 
 from rag.text import split_sentences
 
+# The five roles of an abstract's sentences, in the order its sections come.
+ROLES = ("background", "objective", "method", "result", "conclusion")
+
 # Heading -> role. None: a real heading whose section mixes roles or has none of the five
 # ("METHODS AND RESULTS", "FUNDING", "TRIAL REGISTRATION"); the heading is still removed and the
 # classifier decides each sentence of that section.
@@ -160,14 +163,11 @@ def _runs_in(abstract: str, match: re.Match[str]) -> bool:
     )
 
 
-_ORDER = ("background", "objective", "method", "result", "conclusion")
-
-
 def _in_order(headings: list[re.Match[str]]) -> bool:
     """Whether the headings' roles never go back in an abstract's order (background, objective,
     method, result, conclusion), as the sections of a structured abstract do."""
     roles = [_HEADINGS[" ".join(m.group("h").lower().split())] for m in headings]
-    ranks = [_ORDER.index(r) for r in roles if r]
+    ranks = [ROLES.index(r) for r in roles if r]
     return ranks == sorted(ranks)
 
 
