@@ -70,9 +70,8 @@ from rag.answer.record_questions import (
 from rag.answer.relevance import RelevanceCheck
 from rag.answer.topicless import (
     asks_no_paper,
-    pronoun_small_talk,
     searched_asks_no_paper,
-    unheld_small_talk,
+    small_talk,
 )
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
@@ -484,7 +483,8 @@ def answer_stream(
     # "why did they do it?", searched as "why did IDFT and Guan et al. do it?": it asks nothing
     # but a kind of sentence, so each paper's line is chosen on the message's own words (the
     # names the rewrite put in would pull it to the sentence naming the paper).
-    own_words = corrected(index, condensed.original) if absent else asked
+    typed = corrected(index, condensed.original) if of_named else ""
+    own_words = typed if absent else asked
     # "what did the second one find?": "second one" points back and asks nothing of them.
     only_wants = absent and not asks_of_papers(
         without_reference(own_words), [h.paper for h in relevant]
@@ -492,9 +492,7 @@ def answer_stream(
     # "what about the second one?", "tell me more about Guan et al.": no word of its own to
     # judge sentences on, so the paper's sentences of the role it wants come first (of those
     # not said yet), not whichever happens to pass a gate on the paper's name.
-    no_words = of_named and not question_terms(
-        index, without_reference(corrected(index, condensed.original))
-    )
+    no_words = of_named and not question_terms(index, without_reference(typed))
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
@@ -770,7 +768,7 @@ def _condensed(
     judgement rather than the rewrite rule (or the LLM, which the rule would not have asked:
     such a message either has words of its own, left as typed, or none, asked of the last
     answer's papers as this does)."""
-    if pronoun_small_talk(index, message, terms) or unheld_small_talk(index, message, terms):
+    if small_talk(index, message, terms):
         # "love it", "got it, thanks": small talk, though "it" could point at the last papers;
         # "ty", "kk": no topic to ask the last answer's papers about.
         return Condensed(message, message, "chat")

@@ -45,7 +45,7 @@ SEARCHED_FEATURES = ("logit", "cosine", "answerable", "names", "refers", "terms"
 
 WEIGHTS = Path(__file__).with_name("model") / "topicless.json"
 # "love it", "got it, thanks" after an answer point back by a pronoun, yet are small talk
-# (`pronoun_small_talk`): the judgement's probability at which such a message is read so, the
+# (`small_talk`): the judgement's probability at which such a message is read so, the
 # lowest above every fitting follow-up that could be small talk ("hm, could you explain it like
 # I'm new to this": 0.615; `bench/answers/pronoun_chat.py`, bench/results/pronoun_chat.md).
 PRONOUN_CHAT_BAR = 0.65
@@ -130,36 +130,25 @@ def may_be_small_talk(index: Index, message: str, terms: list[tuple[str, bool]])
     """Whether `message`, which points back by a pronoun alone ("love it"), could be small talk:
     it asks nothing (no question, no request for more) and none of its search `terms` is in a
     paper ("show me papers similar to it" names "similar": a request to search)."""
+    return refers_by_pronoun(message) and _asks_nothing_held(index, message, terms)
+
+
+def small_talk(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:
+    """Whether `message` is small talk, not a follow-up on the last answer's papers, though it
+    could be one: it points back by a pronoun alone ("got it, thanks", `may_be_small_talk`) or
+    by nothing, in words no paper holds ("ty", "kk"), asks nothing, and the judgement reads it
+    as asking no paper at `PRONOUN_CHAT_BAR` ("eli5", 0.649, stays a follow-up)."""
+    unheld = bool(terms) and not refers_back(message) and _asks_nothing_held(index, message, terms)
+    if not (unheld or may_be_small_talk(index, message, terms)):
+        return False
+    p = probability(index, message)
+    return p is not None and p >= PRONOUN_CHAT_BAR
+
+
+def _asks_nothing_held(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:
+    """No question, no request for more, and none of its search `terms` in a paper."""
     return (
-        refers_by_pronoun(message)
-        and not asks_for_more(message)
+        not asks_for_more(message)
         and not is_question(message)
         and not any(len(documents_holding(index, t, name)) for t, name in terms)
     )
-
-
-def pronoun_small_talk(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:
-    """Whether `message` is small talk that points back by a pronoun ("got it, thanks"), not a
-    follow-up on the last answer's papers: it could be (`may_be_small_talk`) and the judgement
-    reads it as asking no paper at `PRONOUN_CHAT_BAR`."""
-    if not may_be_small_talk(index, message, terms):
-        return False
-    p = probability(index, message)
-    return p is not None and p >= PRONOUN_CHAT_BAR
-
-
-def unheld_small_talk(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:
-    """Whether `message` is small talk in words no paper holds ("ty", "kk", "ta"), not a
-    follow-up on the last answer: it points back by nothing, asks nothing (no question, no
-    request for more), and the judgement reads it as asking no paper at `PRONOUN_CHAT_BAR`, the
-    bar of small talk that could be a follow-up ("eli5", 0.649, stays one)."""
-    if (
-        not terms
-        or refers_back(message)
-        or asks_for_more(message)
-        or is_question(message)
-        or any(len(documents_holding(index, t, name)) for t, name in terms)
-    ):
-        return False
-    p = probability(index, message)
-    return p is not None and p >= PRONOUN_CHAT_BAR
