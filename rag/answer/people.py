@@ -10,8 +10,13 @@ against a list of phrasings:
 - the label the answers themselves show for a paper: "Ju et al.", "MAI & Loubes" (or "MAI and
   Loubes").
 
-A lone surname is not read as a person: "Sun", "Long" or "Wang" alone could be a word or many
-people. Nor is a name typed in lowercase whose words are all English words ("will long context
+- a surname the label shows ("the Shen paper", "what does Yüksel show?"), typed with a capital,
+  when no paper's text holds it as a word (then it names someone, not a topic: "Long" in "Long
+  context windows" is a word of the papers, "Parkinson" in a biomedical collection too), and,
+  at the question's start where every word has a capital, when it is no English word either.
+  Several papers may share it ("Li et al."): the question's other words choose among them.
+
+Nor is a name typed in lowercase whose words are all English words ("will long context
 windows help?" with a Will Long among the authors), nor one joined by a hyphen to the next word
 ("Can Li-ion batteries ..."). Of two names that overlap ("Wei Ju et al."), the longer is read.
 """
@@ -35,11 +40,15 @@ from rag.index.spelling import corrected, english_word
 from rag.ingest.naming import author_phrase
 from rag.records import Paper
 from rag.settings import Settings
-from rag.text import fold
+from rag.text import STOPWORDS, fold
 
 _WORD = re.compile(r"[^\W\d_]+")
 # Words that say how a person relates to the papers, not what the papers are about: "Which
 # papers has Wei Ju co-authored?" names no topic (stems as `question_terms` gives them).
+# A name used as a noun's modifier ("the Shen paper", "this Ju et al. work") refers to a paper
+# as the name alone does: the noun and its article go with the name.
+_PAPER_NOUN = re.compile(r"\s+(?:paper|papers|work|study|studies|article|preprint)\b", re.I)
+_ARTICLE = re.compile(r"\b(?:the|this|that|these|those)\s+$", re.I)
 _AUTHORSHIP = frozenset("co author coauthor authored write written wrote publish".split())  # noqa: SIM905
 
 
@@ -68,10 +77,14 @@ def _phrases(paper: Paper) -> Iterable[tuple[str, tuple[str, ...]]]:
             yield author, words
     # The first three authors give the same label as all of them, at a fraction of the cost.
     label = author_phrase(paper.authors[:3], paper.authors_truncated)
-    if " et al." in label or " & " in label:  # a lone surname is not a name here
+    if " et al." in label or " & " in label:
         yield label, tuple(_WORD.findall(fold(label)))
         if " & " in label:
             yield label, tuple(_WORD.findall(fold(label.replace(" & ", " and "))))
+    for surname in label.removesuffix(" et al.").split(" & "):  # "the Shen paper"
+        words = tuple(_WORD.findall(fold(surname)))
+        if len(words) == 1:
+            yield label, words
 
 
 @per_catalog
@@ -84,11 +97,30 @@ def _table(papers: dict[str, Paper]) -> dict[str, list[Phrase]]:
     return table
 
 
-def _typed_as_name(question: str, start: int, end: int, phrase: tuple[str, ...]) -> bool:
+@per_catalog
+def _words_held(papers: dict[str, Paper]) -> frozenset[str]:
+    """Every folded word of the papers' titles and abstracts."""
+    held: set[str] = set()
+    for paper in papers.values():
+        held.update(_WORD.findall(fold(f"{paper.title or ''} {paper.abstract}")))
+    return frozenset(held)
+
+
+def _typed_as_name(
+    question: str, start: int, end: int, phrase: tuple[str, ...], held: frozenset[str]
+) -> bool:
     """Whether the words at `start:end` read as a name where they stand (see the docstring)."""
     if re.match(r"-\w", question[end:]):
         return False
     typed = question[start:end]
+    if len(phrase) == 1:  # a lone surname
+        opens = not question[:start].strip(" \t\"'(")
+        return (
+            typed[:1].isupper()
+            and phrase[0] not in held
+            and phrase[0] not in STOPWORDS
+            and not (opens and english_word(phrase[0]))
+        )
     return typed != typed.lower() or not all(english_word(w) for w in phrase)
 
 
@@ -98,6 +130,7 @@ def named_people(index: Index, question: str) -> People | None:
     words = _words(question)
     folded = [w for w, _, _ in words]
     table = _table(index.papers)
+    held = _words_held(index.papers)
     found: list[tuple[int, int, int, str, Paper]] = []  # start, end, words, name, paper
     for i, word in enumerate(folded):
         for phrase, shown, paper in table.get(word, ()):
@@ -105,7 +138,7 @@ def named_people(index: Index, question: str) -> People | None:
             if tuple(folded[i : i + n]) != phrase:
                 continue
             start, end = words[i][1], words[i + n - 1][2]
-            if _typed_as_name(question, start, end, phrase):
+            if _typed_as_name(question, start, end, phrase, held):
                 found.append((start, end, n, shown, paper))
     # Of overlapping names, the longer: "Wei Ju et al." is Ju et al., not every paper of Wei Ju.
     spans = {(f[0], f[1], f[2]) for f in found}  # a few, though "Wang et al." finds many papers
@@ -129,6 +162,10 @@ def named_people(index: Index, question: str) -> People | None:
             end += 1
         elif possessive := re.match(r"['\u2019]s\b", rest[end:]):  # "Wei Ju's"
             end += possessive.end()
+        if noun := _PAPER_NOUN.match(rest, end):  # "the Shen paper": the name, as a reference
+            end = noun.end()
+            if article := _ARTICLE.search(rest[:start]):
+                start = article.start()
         rest = rest[:start] + rest[end:]
     return People(names, papers, " ".join(rest.split()))
 

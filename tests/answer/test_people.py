@@ -2,7 +2,8 @@
 
 "Which papers has Wei Ju co-authored?" was told that the collection has no paper on it, and
 "what do Ju et al. find?" was answered from CELL first. Names are matched against the authors
-the index holds (full names, or the "Ju et al." label the answers show), never a lone surname.
+the index holds (full names, or the "Ju et al." label the answers show), or a surname that label
+shows when it is no word of the papers ("the Shen paper" was answered from two other papers).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def _index(*papers: Paper) -> Any:
 GRAPH = Paper("g", ("Wei Ju", "Yifan Wang", "Ming Zhang"), "We study graphs.")
 PAIR = Paper("f", ("Xiaoyi MAI", "Jean-Michel Loubes"), "We study fairness.")
 ALONE = Paper("m", ("Oğuz Yüksel",), "We study Markov chains.")
-WORDS = Paper("w", ("Will Long", "Can Li", "Ann Bee"), "We study batteries.")
+WORDS = Paper("w", ("Will Long", "Can Li", "Ann Bee"), "We study why batteries last long.")
+BEE = Paper("b", ("Ann Bee",), "We study stings.")
 
 
 @pytest.mark.parametrize(
@@ -45,10 +47,16 @@ WORDS = Paper("w", ("Will Long", "Can Li", "Ann Bee"), "We study batteries.")
         ("What did Wei Ju et al. find?", {"g"}, "What did find?"),  # one name, the longer
         ("Papers by Wei Ju. Which use graphs?", {"g"}, "Papers by . Which use graphs?"),
         ("Will Long on batteries", {"w"}, "on batteries"),  # capitalised: a name
+        # a surname the label shows, no word of the papers
+        ("What does Yüksel show?", {"m"}, "What does show?"),
+        ("what does the Ju paper find?", {"g"}, "what does find?"),
+        ("in the Ju et al. paper, how is noise found?", {"g"}, "in , how is noise found?"),
+        ("Loubes on fairness", {"f"}, "on fairness"),
+        ("Ju", {"g"}, ""),
     ],
 )
 def test_full_names_and_answer_labels_name_people(question: str, ids: set[str], rest: str) -> None:
-    people = named_people(_index(GRAPH, PAIR, ALONE, WORDS), question)
+    people = named_people(_index(GRAPH, PAIR, ALONE, WORDS, BEE), question)
     assert people is not None
     assert {p.id for p in people.papers} == ids
     assert people.rest == rest
@@ -57,16 +65,18 @@ def test_full_names_and_answer_labels_name_people(question: str, ids: set[str], 
 @pytest.mark.parametrize(
     "question",
     [
-        "What does Yüksel show?",  # a lone surname: a word, or many people
-        "Wang on graphs",
+        "Wang on graphs",  # a co-author's surname: not in the label
+        "Zhang on graphs",
         "graphs under label noise",
-        "Ju",
+        "what does yuksel show?",  # a lone surname typed in lowercase
+        "Long batteries: do they last?",  # a word of the papers ("batteries last long")
+        "Bee stings and batteries",  # an English word opening the question
         "will long context windows help?",  # English words typed in lowercase
         "Can Li-ion batteries last longer?",  # joined to the next word
     ],
 )
 def test_a_lone_surname_or_no_name_names_nobody(question: str) -> None:
-    assert named_people(_index(GRAPH, PAIR, ALONE, WORDS), question) is None
+    assert named_people(_index(GRAPH, PAIR, ALONE, WORDS, BEE), question) is None
 
 
 def test_decomposed_accents_read_as_composed() -> None:
@@ -87,6 +97,9 @@ def test_decomposed_accents_read_as_composed() -> None:
         ("What do Mai and Loubes argue?", {"Xiaoyi MAI"}),
         # a topic among their papers: the one of theirs on it
         ("Zhiping Xiao on fairness", {"Hourun Li"}),
+        # before: answered from RoPE self-distillation and graph prompting
+        ("what does the Shen paper contribute?", {"Yujie Shen"}),
+        ("what does the Matveev paper show?", {"Maria Matveev"}),  # before: ExPLAIND first
     ],
 )
 def test_a_question_naming_people_is_answered_from_their_papers(
