@@ -105,6 +105,10 @@ _ON_NAME = re.compile(
     r"\b(?:on|across|over)\s+(?:the\s+)?([A-Z][A-Za-z]*[A-Z0-9][\w-]*)\b"
     r"(?!\s+(?:and\s+\S+\s+)?(?:benchmarks?|datasets?|tasks?|models?|data)\b)"
 )
+# A word with a digit or a hyphen inside ("Flickr30K", "MS-COCO", "CIFAR-10") is a dataset's
+# own name even before "datasets"; letters alone before it ("LLM and VLM benchmarks") say what
+# kind of data.
+_OWN_NAME = re.compile(r"\w*\d\w*|\w+-\w+")
 _KIND_OF_DATA = r"(?:benchmarks?|datasets?|tasks?|models?|data)\b"
 _MODEL_SIZE = re.compile(r"^\d+(?:\.\d+)?[BMK]$")
 
@@ -137,7 +141,9 @@ def names_a_dataset(sentence: str, method: str | None) -> bool:
     for i, token in enumerate(_NAME_TOKEN.findall(sentence)):
         if token == method or _MODEL_SIZE.match(token) or (i == 0 and token.istitle()):
             continue
-        if re.search(rf"\b{re.escape(token)}\s+(?:and\s+\S+\s+)?{_KIND_OF_DATA}", sentence):
+        if not _OWN_NAME.fullmatch(token) and re.search(
+            rf"\b{re.escape(token)}\s+(?:and\s+\S+\s+)?{_KIND_OF_DATA}", sentence
+        ):
             continue  # "LLM and VLM benchmarks" says what kind, not which
         if re.search(r"[A-Z].*[A-Z0-9]|[0-9]", token[1:]) or (token[0].isupper() and i > 0):
             return True

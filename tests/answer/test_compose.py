@@ -160,6 +160,9 @@ def test_stated_facts() -> None:
     assert not names_a_dataset("Experiments on benchmark datasets show gains.", "ICGNN")
     assert names_a_dataset("ConPress cuts tokens by 59% on MATH500.", "ConPress")
     assert not names_a_dataset("We evaluate CalM on a large multi-session dataset.", "CalM")
+    assert not names_a_dataset("Experiments on LLM and VLM benchmarks show gains.", "X")
+    # before: "The abstract of Mao et al. (SEPS) does not state which datasets ..." above it
+    assert names_a_dataset("Experiments on Flickr30K and MS-COCO datasets show gains.", "SEPS")
     assert states_number("It reduces token usage by 59%.")
     assert not states_number("Our 7B models outperform the baselines.")
 
