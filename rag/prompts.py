@@ -105,6 +105,13 @@ NO_TOPIC_EMPTY = (
     "yet: add some with `rag ingest FILE_OR_FOLDER`."
 )
 
+# Under a draft's citations when no stance judge read the papers (`CitedDraft.stance_checked`).
+UNCHECKED_DRAFT = (
+    "Each citation is the paper closest to its sentence's topic; whether it supports or "
+    "contradicts the sentence was not checked (the stance judge is off; RAG_STANCE=model turns "
+    "it on: docs/citations.md). Read each cited abstract before you keep it."
+)
+
 # When the question asks for a dataset or a number that no abstract used states.
 WHAT_NOT_STATED = {
     "dataset": "which datasets or benchmarks were used",

@@ -149,6 +149,9 @@ class CitedDraft:
     style: str
     sentences: tuple[DraftSentence, ...]
     min_score: float
+    # Whether a stance judge read the papers: without one, a sentence cites the papers closest
+    # to its topic, which may say the opposite of it (`ClaimSupport.stance_checked`).
+    stance_checked: bool = False
 
     @property
     def papers(self) -> list[Paper]:
@@ -164,6 +167,7 @@ class CitedDraft:
             "text": self.text,
             "style": self.style,
             "min_score": self.min_score,
+            "stance_checked": self.stance_checked,
             "sentences": [s.to_dict() for s in self.sentences],
             "references": [p.citation_key for p in self.papers],
             "contradictions": [
@@ -440,10 +444,11 @@ def cite_draft(
         for i, t in enumerate(texts)
         if len(t.split()) >= _MIN_WORDS and not _ALREADY_CITED.search(t)
     ]
+    resolved = _resolve(judge)
     ranked = dict(
         zip(
             wanted,
-            _Scorer(index, filters, judge=_resolve(judge), judge_from=min_score).rank(
+            _Scorer(index, filters, judge=resolved, judge_from=min_score).rank(
                 [clean_markup(texts[i]) for i in wanted]
             ),
             strict=True,
@@ -467,7 +472,9 @@ def cite_draft(
                 contradicts=tuple(s for s in above if s.stance == "contradicts"),
             )
         )
-    return CitedDraft(_insert(draft, sentences, style), style, tuple(sentences), min_score)
+    return CitedDraft(
+        _insert(draft, sentences, style), style, tuple(sentences), min_score, resolved is not None
+    )
 
 
 def accept_nearest(draft: str, cited: CitedDraft, positions: Iterable[int]) -> CitedDraft:

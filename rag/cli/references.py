@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from rag import prompts
 from rag.cli.group import (
     authors_line,
     command,
@@ -204,6 +205,8 @@ def _summarize_draft(cited: Any, bib: Path | None) -> None:
         click.echo(f"sentence {n}: {got}", err=True)
     if bib:
         click.echo(f"wrote {len(cited.papers)} BibTeX entries to {bib}", err=True)
+    if not cited.stance_checked and cited.papers:
+        click.echo(prompts.UNCHECKED_DRAFT, err=True)
 
 
 @command()

@@ -191,6 +191,10 @@ class DraftResult(BaseModel):
     sentences: list[DraftSentence]
     keys: list[str] = Field(description="Every cited key, in order of first citation.")
     bibtex: str = Field(description="BibTeX entries of the cited papers.")
+    stance_checked: bool = Field(
+        description="Whether a stance judge read the papers. False (the default set-up): each "
+        "citation is the paper closest to its sentence's topic, not checked to agree with it."
+    )
 
     @classmethod
     def of(cls, cited: Any, bibtex: str) -> DraftResult:
@@ -204,7 +208,12 @@ class DraftResult(BaseModel):
         ]
         keys = [p.citation_key for p in cited.papers]
         return cls(
-            text=cited.text, style=cited.style, sentences=sentences, keys=keys, bibtex=bibtex
+            text=cited.text,
+            style=cited.style,
+            sentences=sentences,
+            keys=keys,
+            bibtex=bibtex,
+            stance_checked=cited.stance_checked,
         )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag import api
+from rag import api, prompts
 from rag.cite.claims import NEAR_MISS, accept_nearest
 from rag.errors import RagError
 from rag.ui.render import on_the_page
@@ -111,6 +111,8 @@ def render_draft(cited: CitedDraft) -> str:
             f'<div class="draft-sentence unsupported">{text}'
             f"{_uncited(position, sentence, cited.min_score)}</div>"
         )
+    if cited.papers and not cited.stance_checked:  # a cited paper may refute its sentence
+        parts.insert(0, f'<p class="why">{html.escape(prompts.UNCHECKED_DRAFT)}</p>')
     return '<section class="draft">' + "".join(parts) + "</section>"
 
 

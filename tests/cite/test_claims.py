@@ -222,6 +222,11 @@ def test_cli_draft_to_latex_and_bib(real_seed_index: Index, tmp_path: Path) -> N
     library = bibtexparser.parse_string(out.read_text(encoding="utf-8"))
     assert library.failed_blocks == []
     assert [e.key for e in library.entries] == ["ju_icgnn", "mai", "xu_calm"]
+    # The stance judge is off: a sentence cites the paper closest to its topic, which may
+    # refute it (Panchal et al. for "zero-order is more accurate than backprop"), and the
+    # draft said nothing of it while the `.bib` was written.
+    assert "was not checked (the stance judge is off" in result.stderr
+    assert "\\cite" not in result.stderr
 
 
 @pytest.mark.slow

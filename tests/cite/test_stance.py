@@ -110,6 +110,11 @@ def test_cite_my_draft_tab_shows_a_contradicts_badge(seeded: Index) -> None:
     shown = ui_tabs.render_draft(cited)
     assert '<span class="badge">contradicts</span> <code>mai</code>' in shown
     assert "conventional fair ERM fails" in shown
+    assert cited.stance_checked and "was not checked" not in shown
+    # Without a judge, the tab says its citations were matched on topic alone.
+    unjudged = cite_draft(seeded, WORKS, min_score=FAKE_MIN, judge="off")
+    assert unjudged.papers and not unjudged.stance_checked
+    assert "was not checked (the stance judge is off" in ui_tabs.render_draft(unjudged)
 
 
 def test_ask_drops_a_sentence_its_cited_paper_contradicts(

@@ -158,6 +158,8 @@ def test_a_paragraph_is_cited_with_the_users_own_keys_and_exported(
     assert draft["keys"][:1] == ["vaswani2017attention"]  # the key of the user's .bib
     assert "ju_icgnn" in draft["keys"]
     assert "faster to train~\\cite{vaswani2017attention}." in draft["text"]
+    # Cited by topic alone (no stance judge): the client is told, as cite_claim's is.
+    assert draft["stance_checked"] is False
     assert draft["sentences"][-1]["keys"] == []  # nothing supports it: no citation
     exported = _ok(session_log["export"])
     library = bibtexparser.parse_string(exported["text"])
