@@ -69,6 +69,7 @@ COEF = (2.029338, 3.05401, -0.302816, 0.408961, -0.655251, 2.538509, 0.333141)
 INTERCEPT = 1.692255
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")  # bm25s' token pattern
+_ALTERNATIVES = re.compile(r"\s*,?\s+or\s+|\s+versus\s+|\s+vs\.?\s+", re.IGNORECASE)
 # How a question is asked, not what it is about, in either spelling ("summarise"): the words
 # of `rag.text.ASKING_WORDS`, and those that ask of the collection or say how to pick ("list",
 # "recommend", "overview", "the best"). These stay out of the sentence choice's: "existing" and
@@ -387,11 +388,29 @@ def decide(index: Index, question: str, hits: list[Hit], threshold: float) -> De
     """Return whether to answer `question` from `hits`.
 
     Answered when the probability reaches `threshold`, or when a claim-length question's best
-    passage reaches `LONG_MIN_COSINE`.
+    passage reaches `LONG_MIN_COSINE`, or when one of its `alternatives` ("X or Y", "X vs Y")
+    would be answered on its own words over the same papers (that side's decision is returned).
     """
     found = signals(index, question, hits)
     p = probability(found) if hits else 0.0
-    return Decision(p >= threshold or long_and_close(found), p, found)
+    whole = Decision(p >= threshold or long_and_close(found), p, found)
+    if whole.answerable or not hits:
+        return whole
+    # "what do these papers say about privacy or safety?": the collection has a paper on the
+    # question when it has one on an alternative, as `paper_choice.judge` reads its papers.
+    count = len(question_terms(index, question))
+    sides = (
+        decide(index, part, hits, threshold)
+        for part in alternatives(question)
+        if 0 < len(question_terms(index, part)) < count
+    )
+    return max((d for d in sides if d.answerable), key=lambda d: d.probability, default=whole)
+
+
+def alternatives(question: str) -> list[str]:
+    """The parts of a question joined by "or", "vs" or "versus" (none when it has one part)."""
+    parts = [part for part in _ALTERNATIVES.split(question) if part.strip()]
+    return parts if len(parts) > 1 else []
 
 
 def long_and_close(found: Signals) -> bool:

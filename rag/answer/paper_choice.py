@@ -24,7 +24,6 @@ fitting part (the held-out figures are in `bench/results/paper_choice.md`).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,6 +32,7 @@ import numpy as np
 from rag.answer.abstention import (
     BM25_K1,
     Decision,
+    alternatives,
     asked_without,
     documents_holding,
     idf,
@@ -102,7 +102,6 @@ LEAST_ANSWERABILITY_ALONE = 0.06
 # (recall 0.830 -> 0.846, precision 0.886 -> 0.879; `bench/answers/paper_choice.py gate`,
 # bench/results/paper_choice_alternatives_gate.md).
 LEAST_FOR_ALTERNATIVE = 0.2
-_ALTERNATIVES = re.compile(r"\s*,?\s+or\s+|\s+versus\s+|\s+vs\.?\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -202,12 +201,6 @@ def alternative_probabilities(
         if own and len(own) < len(terms):
             best = np.maximum(best, probabilities(features(index, words, hits, own, decision)))
     return best
-
-
-def alternatives(question: str) -> list[str]:
-    """The parts of a question joined by "or", "vs" or "versus" (none when it has one part)."""
-    parts = [part for part in _ALTERNATIVES.split(question) if part.strip()]
-    return parts if len(parts) > 1 else []
 
 
 def chosen(judged: Sequence[Judged], threshold: float) -> list[Hit]:

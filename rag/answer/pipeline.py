@@ -19,6 +19,7 @@ from rag import prompts
 from rag.answer import paper_choice
 from rag.answer.abstention import (
     Decision,
+    alternatives,
     decide,
     question_terms,
     term_rarity,
@@ -438,12 +439,12 @@ def answer_stream(
         judged = paper_choice.judge(index, query, hits, terms, decision)
         chance = {j.hit.paper.id: j.probability for j in judged}
         relevant = _chosen_papers(hits, judged, decision, settings)
-        unheld = words_no_paper_holds(index, query) if relevant and not decision.answerable else []
+        unheld = words_no_paper_holds(index, query) if relevant else []
         if unheld and _one_side_held(index, query):
             # "LLM safety or privacy?": the papers on privacy answer one side of the question,
             # so they are no mere nearest; that no paper writes "safety" is still worth saying.
             nearest_only = prompts.NO_PAPER_USES.format(words=_quoted(unheld))
-        elif unheld:
+        elif unheld and not decision.answerable:
             nearest_only = prompts.NEAREST_ONLY.format(words=_quoted(unheld))
         elif relevant and max(chance.values()) < settings.paper_probability:
             # "do larger models always reason better?": every word is common in the collection,
@@ -1037,7 +1038,7 @@ def _one_side_held(index: Index, question: str) -> bool:
     some paper, as the alternatives `paper_choice.judge` weighs on their own ("or not" has none)."""
     return any(
         question_terms(index, part) and not words_no_paper_holds(index, part)
-        for part in paper_choice.alternatives(question)
+        for part in alternatives(question)
     )
 
 

@@ -153,6 +153,14 @@ def test_a_question_with_one_side_held_is_not_answered_as_the_nearest(
     assert {"Javad Dogani", "Renxiang Guan"} <= {c.hit.paper.authors[0] for c in answer.citations}
     assert answer.answer.startswith(prompts.NO_PAPER_USES.format(words="“safety”"))
     assert "only the nearest" not in answer.answer
+    # The collection-level decision weighs each side too: asked of "these papers", the whole
+    # question's signals were too weak and it said the collection had no paper on it.
+    these = api.ask(
+        "what do these papers say about privacy or safety?", index=real_seed_index, backend=None
+    )
+    assert not these.abstained, these.answer
+    assert {"Javad Dogani", "Renxiang Guan"} <= {c.hit.paper.authors[0] for c in these.citations}
+    assert these.answer.startswith(prompts.NO_PAPER_USES.format(words="“safety”"))
     # Both sides unheld ("polysemantic" or nothing): still only the nearest.
     alone = api.ask("polysemantic neurons or not?", index=real_seed_index, backend=None)
     assert alone.answer.startswith(prompts.NEAREST_ONLY.format(words="“polysemantic”"))
