@@ -442,3 +442,26 @@ def with_spelling_variants(words: Iterable[str]) -> frozenset[str]:
     """`words` and their other spellings by their endings: a word list written in one
     ("summarize") holds the other ("summarise") too."""
     return frozenset(v for w in words for v in (w, *_ending_variants(w)))
+
+
+# How a question is asked, not what it is about, in either spelling ("summarise"): the words
+# of `ASKING_WORDS` and `CHAT_WORDS`, and those that ask of the collection or say how to pick
+# ("list", "recommend", "overview", "the best"). The abstention leaves them out of a question's
+# terms; a slip of the keyboard in one ("discus") is read as the word (`rag.index.spelling`).
+FRAME_WORDS = with_spelling_variants(
+    """
+    something know show shows finds give list collection literature new novel look looking
+    topic topics question questions please sort sorts type types exist exists existing get got
+    like tricks gist overview summary summarize point insight insights now different another
+    next switch switching change subject instead also else wondering curious describe explain
+    discuss discusses discussed argue argues argued suggest suggests suggested believe believes
+    mention mentions mentioned mentioning best good better top popular favourite favorite
+    recommend recommended interesting many proposes done
+    """.split()  # noqa: SIM905  # a word list reads better as text
+    + ASKING_WORDS.split()
+    + CHAT_WORDS.split()
+    # Indefinite pronouns and adverbs, a closed class the stop lists leave out ("is reward
+    # hacking discussed anywhere?" said no paper uses "anywhere"), and the preposition "around".
+    + """anywhere somewhere everywhere nowhere elsewhere anyone someone everyone anybody
+    somebody everybody everything nothing anyhow anyway somehow around""".split()  # noqa: SIM905
+)

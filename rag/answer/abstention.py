@@ -44,12 +44,10 @@ from rag.index.lexical import BM25Index, stop_words
 from rag.index.paper_index import Index
 from rag.records import Hit, Paper
 from rag.text import (
-    ASKING_WORDS,
-    CHAT_WORDS,
+    FRAME_WORDS,
     NUMBER_WORDS,
     STOPWORDS,
     definitions,
-    with_spelling_variants,
 )
 
 # A question of this many terms or more reads like a claim: there the passage cosine alone is
@@ -70,27 +68,10 @@ INTERCEPT = 1.692255
 
 _WORD = re.compile(r"(?u)\b\w\w+\b")  # bm25s' token pattern
 _ALTERNATIVES = re.compile(r"\s*,?\s+or\s+|\s+versus\s+|\s+vs\.?\s+", re.IGNORECASE)
-# How a question is asked, not what it is about, in either spelling ("summarise"): the words
-# of `rag.text.ASKING_WORDS`, and those that ask of the collection or say how to pick ("list",
-# "recommend", "overview", "the best"). These stay out of the sentence choice's: "existing" and
-# "collection" also tell it which sentence a question wants (bench/results/asking_words.md).
-_ASKING = with_spelling_variants(
-    """
-    something know show shows finds give list collection literature new novel look looking
-    topic topics question questions please sort sorts type types exist exists existing get got
-    like tricks gist overview summary summarize point insight insights now different another
-    next switch switching change subject instead also else wondering curious describe explain
-    discuss discusses discussed argue argues argued suggest suggests suggested believe believes
-    mention mentions mentioned mentioning best good better top popular favourite favorite
-    recommend recommended interesting many proposes done
-    """.split()  # noqa: SIM905  # a word list reads better as text
-    + ASKING_WORDS.split()
-    + CHAT_WORDS.split()
-    # Indefinite pronouns and adverbs, a closed class the stop lists leave out ("is reward
-    # hacking discussed anywhere?" said no paper uses "anywhere"), and the preposition "around".
-    + """anywhere somewhere everywhere nowhere elsewhere anyone someone everyone anybody
-    somebody everybody everything nothing anyhow anyway somehow around""".split()  # noqa: SIM905
-)
+# How a question is asked, not what it is about (`rag.text.FRAME_WORDS`). These stay out of the
+# sentence choice's: "existing" and "collection" also tell it which sentence a question wants
+# (bench/results/asking_words.md).
+_ASKING = FRAME_WORDS
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rag.index.compounds import read_compounds, split_form
-from rag.text import CHAT_WORDS, STOPWORDS, spelling_variants
+from rag.text import CHAT_WORDS, FRAME_WORDS, STOPWORDS, spelling_variants
 
 if TYPE_CHECKING:
     from rag.index.paper_index import Index
@@ -79,6 +79,11 @@ CLIP_MIN_LENGTH = 4  # "lab", "doc", "app": too many English words start with th
 CLIP_MIN_COSINE = 0.3
 CLIP_FAMILIES = 40  # the most frequent stems tried for one clipped word
 MIN_LENGTH = 5  # shorter words have too many neighbours: 'polm' (a gene) is one slip from 'polym'
+# An English word no paper holds is read as a word of how questions are asked ("discus" as
+# "discuss") only when that word is this many times as common in English (symspellpy's counts):
+# "discus" (47 times rarer than "discuss"), not "three" or "round" (3 times rarer than "there",
+# "around"), whose reading would drop a word that may name the question's topic.
+FRAME_WORD_MORE_COMMON = 20
 MIN_READ_LENGTH = 5  # 'nexin' (a gene) is one slip from 'nexi'
 _WORD = re.compile(r"[A-Za-z0-9]+")  # "brca1", "gpt4": one token, never corrected
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -131,8 +136,23 @@ def correction(index: Index, word: str, *, clip: bool = True) -> str | None:
         _variant_of(index, word)
         or split_form(index, word, _english())
         or _slip_of(index, word)
+        or _asking_slip(word)
         or (clipped(index, word) if clip else None)
     )
+
+
+def _asking_slip(word: str) -> str | None:
+    """Return the word of how questions are asked (`rag.text.FRAME_WORDS`: "discuss", "papers")
+    one slip from `word`, or None. An English word is read so only when that word is
+    `FRAME_WORD_MORE_COMMON` times as common ("discus" as "discuss", not "sports" as "sorts")."""
+    if len(word) < MIN_LENGTH or word in FRAME_WORDS:
+        return None
+    found = sorted(c for c in slips(word) if c in FRAME_WORDS and len(c) >= MIN_READ_LENGTH)
+    if found and word in _english():
+        counts = _frequencies()
+        least = counts.get(word, 0) * FRAME_WORD_MORE_COMMON
+        found = [c for c in found if counts.get(c, 0) >= least]
+    return found[0] if found else None
 
 
 def _variant_of(index: Index, word: str) -> str | None:
@@ -242,6 +262,8 @@ def corrected(index: Index, text: str) -> str:
 
     def fix(match: re.Match[str]) -> str:
         word = match.group()
+        if text[match.end() : match.end() + 1] in ("'", "\u2019"):  # "couldn't", "Ju's"
+            return word
         # "intra-tumoural", "multi-modal": a word joined by a hyphen is a prefix, no clipping
         clip = "-" not in (text[match.start() - 1 : match.start()], text[match.end() :][:1])
         if match.start() == 0 and word[:1].isupper() and word[1:].islower():

@@ -48,6 +48,25 @@ def test_known_words_names_and_off_topic_words_stay_as_typed(seed_index: Index, 
     assert corrected(seed_index, text) == text
 
 
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        # "discus" is an English word, so it stayed, and counted as a topic word no paper uses:
+        # "no paper on this" while Cao et al. write of reward hacking.
+        ("wich paprs discus reward hacking", "wich papers discuss reward hacking"),
+        ("anythign else on graphs?", "anything else on graphs?"),
+        # An English word as common as the asking word one slip away may name the topic.
+        ("sports analytics", "sports analytics"),  # not "sorts"
+        ("three graph papers", "three graph papers"),  # not "there"
+        ("an attacker couldn't get around this", "an attacker couldn't get around this"),
+    ],
+)
+def test_a_slip_in_how_a_question_is_asked_is_read_as_that_word(
+    seed_index: Index, typed: str, meant: str
+) -> None:
+    assert corrected(seed_index, typed) == meant
+
+
 def test_a_slip_is_a_letter_dropped_added_or_swapped_never_replaced() -> None:
     assert {"neural", "networks"} <= slips("nueral") | slips("netwroks")
     assert "clustering" in slips("clustring")
@@ -68,6 +87,13 @@ def test_a_misspelled_question_is_answered_and_says_what_was_searched(
     assert answer.standalone == "graph neural networks"
     cited = {c.hit.paper.authors[0] for c in answer.citations}
     assert "Wei Ju" in cited
+
+
+@pytest.mark.slow
+def test_a_question_with_a_slip_in_its_asking_words_is_answered(real_seed_index: Index) -> None:
+    answer = api.ask("wich paprs discus reward hacking", index=real_seed_index, backend=None)
+    assert not answer.abstained, answer.answer
+    assert "Chuxue Cao" in {c.hit.paper.authors[0] for c in answer.citations}
 
 
 @pytest.mark.slow
