@@ -189,6 +189,8 @@ BY_PEOPLE = "The collection holds {n} {papers} by {who}. Here is what {each} say
 BY_PEOPLE_SOME = (
     "The collection holds {n} {papers} by {who}. Here is what the {shown} nearest the question say."
 )
+# A question asked of some of their papers: the others exist ("Deng et al." wrote two).
+BY_PEOPLE_CHOSEN = "The collection holds {n} papers by {who}; the answer is from {which}."
 BY_PEOPLE_UNADDRESSED = (
     "The collection holds {n} {papers} by {who}, {none} on the question's topic. Here is what "
     "{each} says."

@@ -258,6 +258,9 @@ class Condensed:
     # limitation of Seo et al.?" (rag/answer/people.py, rag/answer/named_papers.py).
     asked: str | None = None
     who: str = ""  # the people a question names, as the collection spells them ("Wei Ju")
+    # "people-asked": how many papers of theirs the question was asked among (`papers` holds
+    # those chosen), so an answer from fewer says the others exist ("Deng et al." wrote two).
+    among: int = 0
     # The whole answer, when the follow-up needs no search: "the third one" after an answer
     # that listed two papers.
     reply: str | None = None

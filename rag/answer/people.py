@@ -214,9 +214,25 @@ def asked_of_people(
         least, bar = settings.min_relevance, settings.paper_probability
         chosen = among(index, rest, list(papers), hits, terms, least, bar)
         return Condensed(
-            question, question, "people-asked", tuple(chosen or papers), asked=rest, who=who
+            question,
+            question,
+            "people-asked",
+            tuple(chosen or papers),
+            asked=rest,
+            who=who,
+            among=len(papers),
         )
     return Condensed(question, question, "people", papers, pick=rest, who=who)
+
+
+def others_of_theirs(condensed: Condensed, shown: int) -> str | None:
+    """The line above an answer from `shown` of the papers of the people a question names, when
+    they have more ("how many benchmarks did Deng et al. evaluate on?" with two Deng et al.
+    papers): that the others exist (None when the answer uses them all)."""
+    if condensed.method != "people-asked" or not 0 < shown < condensed.among:
+        return None
+    which = "the one on this question" if shown == 1 else "those on this question"
+    return prompts.BY_PEOPLE_CHOSEN.format(n=condensed.among, who=condensed.who, which=which)
 
 
 def their_papers(condensed: Condensed, shown: int, unaddressed: bool, filtered: bool) -> str:

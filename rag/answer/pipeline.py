@@ -61,7 +61,7 @@ from rag.answer.language import (
 from rag.answer.limitations import names_method
 from rag.answer.named_papers import asked_of_named
 from rag.answer.overview import no_topic
-from rag.answer.people import asked_of_people, their_papers
+from rag.answer.people import asked_of_people, others_of_theirs, their_papers
 from rag.answer.record_questions import (
     names_no_paper,
     names_only_fields,
@@ -570,6 +570,8 @@ def answer_stream(
         )
     elif condensed.method == "people" and condensed.pick is None:
         yield render.note(their_papers(condensed, len(relevant), unaddressed, bool(filters)))
+    elif others := others_of_theirs(condensed, len(relevant)):
+        yield render.note(others)
     elif nearest_only:  # "polysemantic neurons": a paper on neurons is no paper on the question
         timings.setdefault("first_sentence_s", time.perf_counter() - t0)
         yield render.note(nearest_only)

@@ -187,3 +187,19 @@ def test_how_a_question_about_their_paper_is_asked_names_no_topic(
     answer = api.ask(question, index=real_seed_index, backend="extractive")
     assert first_authors(answer) == ["Xin Teng"], answer.answer
     assert "is about this" not in answer.answer, answer.answer
+
+
+@pytest.mark.slow
+def test_an_answer_from_some_of_their_papers_says_they_have_others(
+    real_seed_index: Index,
+) -> None:
+    # Two papers are by "Deng et al." (ConPress and LLDS): the answer used one and gave no sign
+    # that the name was ambiguous.
+    answer = api.ask(
+        "how many benchmarks did Deng et al. evaluate on?", index=real_seed_index, backend=None
+    )
+    assert len(answer.citations) == 1, answer.answer
+    assert answer.answer.split("\n")[0] == (
+        "The collection holds 2 papers by Deng et al.; the answer is from the one on this question."
+    )
+
