@@ -107,9 +107,8 @@ NO_TOPIC_EMPTY = (
 
 # Under a draft's citations when no stance judge read the papers (`CitedDraft.stance_checked`).
 UNCHECKED_DRAFT = (
-    "Each citation is the paper closest to its sentence's topic; whether it supports or "
-    "contradicts the sentence was not checked (the stance judge is off; RAG_STANCE=model turns "
-    "it on: docs/citations.md). Read each cited abstract before you keep it."
+    "Citations match each sentence's topic; whether a paper supports or contradicts its "
+    "sentence was not checked (the stance judge is off: docs/citations.md)."
 )
 
 # When the question asks for a dataset or a number that no abstract used states.
