@@ -458,6 +458,18 @@ def refers_back(question: str) -> bool:
     return _names_its_place(text) or _points_by_pronoun(text)
 
 
+def first_reference(question: str) -> int | None:
+    """Return where `question`'s first pointer at the previous answer's papers starts (a
+    pronoun, "this paper", an ordinal, "the others", a choice; `refers_back` reads the same),
+    or None when it has none."""
+    text = _EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)
+    if not refers_back(text):
+        return None
+    references = (_ORDINAL_REF, _NUMBER_REF, _OTHERS_REF, _PICKS, _PLURAL_REF, _SINGULAR_REF)
+    starts = [m.start() for r in (*references, _DEMONSTRATIVE) if (m := r.search(text))]
+    return min(starts, default=None)
+
+
 def refers_by_pronoun(question: str) -> bool:
     """Return whether `question` points at the previous answer's papers by a pronoun alone
     ("love it", "what do they find?"), not by an ordinal, "the others" or a choice."""

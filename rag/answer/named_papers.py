@@ -45,6 +45,20 @@ def _table(papers: dict[str, Paper]) -> Names:
     return table
 
 
+def papers_named(index: Index, text: str) -> tuple[Paper, ...]:
+    """The papers `text` names by their method names (as `named_papers` reads names), one or
+    more, in the order named."""
+    tokens = _TOKEN.findall(text)
+    table = _table(index.papers)
+    found = {
+        paper.id: paper
+        for i, token in enumerate(tokens)
+        for name, paper in table.get(token, ())
+        if tuple(tokens[i : i + len(name)]) == name and not paper.title_only
+    }
+    return tuple(found.values())
+
+
 def named_papers(
     index: Index, question: str, filters: Filters | None = None
 ) -> tuple[tuple[Paper, ...], str] | None:

@@ -42,6 +42,7 @@ from rag.answer.condense import (
     asked_of,
     asks_for_more,
     condense,
+    first_reference,
     last_answer_papers,
     opens_with_which,
     refers_back,
@@ -59,9 +60,9 @@ from rag.answer.language import (
     translate,
 )
 from rag.answer.limitations import names_method
-from rag.answer.named_papers import asked_of_named
+from rag.answer.named_papers import asked_of_named, papers_named
 from rag.answer.overview import no_topic
-from rag.answer.people import asked_of_people, others_of_theirs, their_papers
+from rag.answer.people import asked_of_people, named_people, others_of_theirs, their_papers
 from rag.answer.record_questions import (
     names_no_paper,
     names_only_fields,
@@ -780,6 +781,10 @@ def _condensed(
         previous = last_answer_papers(history, resolve)
         if previous:
             return asked_of(message, previous)
+    if named := _named_before_reference(index, message):
+        # "and ICGNN — is it also about OOD?": a pronoun after a paper the message names, in a
+        # clause of its own, refers to that paper, not to the last answer's.
+        return asked_of(message, named)
     if not terms and not refers_back(message) and not asks_for_more(message):
         # "results?", "what else is in the library?", "how are you?": about the last answer's
         # papers unless it asks of none (rag/answer/topicless.py; None: the judgement cannot
@@ -795,6 +800,23 @@ def _condensed(
         resolve=resolve,
         topic_spans=functools.partial(topic_spans, index),
     )
+
+
+# Where one clause of a message ends and the next begins: "ICGNN — is it ...", "CELL, does it".
+_CLAUSE_BREAK = re.compile(r"[,;:?!\u2013\u2014]|\s-\s")
+
+
+def _named_before_reference(index: Index, message: str) -> tuple[Paper, ...]:
+    """The papers `message` names (by method name, or their people) in a clause before the
+    one with its first pointer at the last answer ("and ICGNN — is it also about OOD?"); none
+    when they share its clause, where the pointer is another paper ("does CELL beat it?")."""
+    at = first_reference(message)
+    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(message, 0, at or 0)]
+    if not breaks:
+        return ()
+    before = message[: breaks[-1]]
+    people = named_people(index, before)
+    return papers_named(index, before) or (people.papers if people else ())
 
 
 def _english_only(

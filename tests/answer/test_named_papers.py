@@ -109,3 +109,26 @@ def test_a_follow_up_naming_another_paper_asks_it_too(
         follow_up, index=real_seed_index, backend="extractive", history=[(first, answer)]
     )
     assert set(first_authors(second)) == authors, (second.standalone, second.answer)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("follow_up", "authors"),
+    [
+        # before: searched "and ICGNN — is CLINIC also about OOD?" and answered from CLINIC
+        ("and ICGNN — is it also about OOD?", {"Wei Ju"}),
+        ("what about CELL, does it need sensitive labels?", {"Hourun Li"}),
+        ("and the Ju et al. paper: what does it do about noise?", {"Wei Ju"}),
+        # in the pronoun's own clause the name is another paper: "it" is still CLINIC
+        ("does CELL beat it?", {"Hourun Li", "Yifan Wang"}),
+    ],
+)
+def test_a_pronoun_after_a_paper_the_message_names_is_that_paper(
+    real_seed_index: Index, follow_up: str, authors: set[str]
+) -> None:
+    first = "What is CLINIC?"
+    answer = api.ask(first, index=real_seed_index, backend="extractive")
+    second = api.ask(
+        follow_up, index=real_seed_index, backend="extractive", history=[(first, answer)]
+    )
+    assert set(first_authors(second)) == authors, (second.standalone, second.answer)
