@@ -48,7 +48,7 @@ from rag import prompts
 from rag.answer.abstention import word_count, word_spans
 from rag.answer.citations import strip_markers
 from rag.answer.discourse import agree
-from rag.answer.record_questions import record_fields
+from rag.answer.record_questions import names_only_fields, record_fields
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
 from rag.ingest.naming import method_name
@@ -421,10 +421,12 @@ def _topic_it(text: str, numbers: Sequence[int]) -> re.Match[str] | None:
 def _asked_on_its_own(turns: Sequence[Turn], last: Turn) -> Turn:
     """The latest turn up to `last` that was asked on its own, whose topic a later "it" is:
     after "what do we know about grokking", "why does it happen?", a third "is it common?"
-    is still about grokking, not "happen"."""
+    is still about grokking, not "happen"; nor is it "source" after "source?"."""
     upto = list(turns[: turns.index(last) + 1]) if last in turns else [last]
     for turn in reversed(upto):
-        if not depends_on_history(turn.typed or turn.question):
+        typed = turn.typed or turn.question
+        # "source?", "authors?" ask for the last papers' records: no topic of their own
+        if not depends_on_history(typed) and not names_only_fields(typed):
             return turn
     return last
 

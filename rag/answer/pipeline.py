@@ -1128,8 +1128,10 @@ def _source_of(index: Index, text: str) -> Paper | None:
 
 
 def _names_it(paper: Paper, text: str) -> bool:
+    """Whether `text` names `paper` as answers do ("Eichin et al. (ExPLAIND)"); "Deng et al.
+    (ConPress)" names ConPress, not the other Deng et al. paper, whose name has no method."""
     who = speaker(paper)[0]
-    return bool(who) and who in text
+    return bool(who) and bool(re.search(rf"{re.escape(who)}(?!\s\()", text))
 
 
 def _says_whose(paper: Paper, text: str) -> bool:
@@ -1141,8 +1143,12 @@ def _says_whose(paper: Paper, text: str) -> bool:
 
 
 def _starts_with_authors(paper: Paper, text: str) -> bool:
+    """Whether `text` opens with the paper's authors ("Deng et al. ..."), and not with another
+    paper's name of theirs ("Deng et al. (ConPress)" for the other Deng et al. paper)."""
     who = _authors_of(paper)
-    return bool(who) and text.startswith(who)
+    if not who or not text.startswith(who):
+        return False
+    return not text[len(who) :].startswith(" (") or _names_it(paper, text)
 
 
 def _with_abstracts(

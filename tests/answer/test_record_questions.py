@@ -31,6 +31,9 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         ("year and DOI please", ("year", "link")),
         ("is there a pdf?", ("link",)),
         ("where can I read it?", ("link",)),
+        # the whole record (before: "source?" searched "source", and quoted CURE and CELL)
+        ("source?", ("authors", "year", "link")),
+        ("reference please", ("authors", "year", "link")),
         # about what the papers say, not their record
         ("what do the authors find?", ()),
         ("who benefits from federated learning?", ()),
@@ -45,6 +48,8 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         ("when was the dataset released?", ()),
         ("who published the dataset they use?", ()),
         ("list the authors' main contributions", ()),
+        ("source domain adaptation", ()),
+        ("which source data do they use?", ()),
     ],
 )
 def test_a_question_on_the_record_is_told_from_one_on_the_content(
@@ -137,3 +142,40 @@ def test_a_record_question_naming_no_paper_first_gets_the_overview(
     answer = api.ask(question, index=real_seed_index, backend=None)
     assert not answer.abstained and not answer.citations
     assert answer.answer.startswith("Your message names no topic"), answer.answer
+
+
+@pytest.mark.slow
+def test_source_gets_the_record_and_the_talk_goes_on_about_that_paper(
+    real_seed_index: Index,
+) -> None:
+    # "source?" was searched as a topic ("source data", "source graph": CURE and CELL), which
+    # then became the papers "limitations?" was asked of. After the record line, a follow-up is
+    # on the same paper, not on the other "Deng et al." paper nor on a topic called "source".
+    history: list = []  # type: ignore[type-arg]
+    _ask(real_seed_index, "What does ConPress do?", history)
+    source = _ask(real_seed_index, "source?", history)
+    assert [c.hit.paper.authors[0] for c in source.citations] == ["Jie Deng"]
+    assert "by Jie Deng, Shining Liang" in source.answer
+    after = _ask(real_seed_index, "limitations?", history)
+    assert [c.hit.paper.authors[0] for c in after.citations] == ["Jie Deng"], after.standalone
+    history = []
+    _ask(real_seed_index, "why does GRPO collapse in tool-integrated RL?", history)
+    _ask(real_seed_index, "source?", history)
+    fix = _ask(real_seed_index, "how do they fix it?", history)
+    assert "source" not in (fix.standalone or ""), fix.standalone
+
+
+
+@pytest.mark.slow
+def test_the_page_s_history_resolves_a_record_line_to_its_paper(real_seed_index: Index) -> None:
+    # The chat page keeps the answers' text alone: "Deng et al. (ConPress): its record gives
+    # ..." was read as the other Deng et al. paper (LLDS), whose authors open the line too.
+    messages: list = []  # type: ignore[type-arg]
+    for question in ("What does ConPress do?", "source?"):
+        answer = api.ask(question, index=real_seed_index, backend=None, history=messages)
+        messages += [
+            {"role": "user", "content": question},
+            {"role": "assistant", "content": answer.answer},
+        ]
+    after = api.ask("limitations?", index=real_seed_index, backend=None, history=messages)
+    assert [c.hit.paper.authors[0] for c in after.citations] == ["Jie Deng"], after.standalone
