@@ -269,6 +269,11 @@ class Condensed:
 Resolver = Callable[[str], "Paper | None"]
 
 
+# The page's marks around an answer: a badge before a turn ("English only", "No paper on
+# this") and the line giving what was searched; not what the answer said.
+_TURN_LABEL = re.compile(r'<span class="(?:turn-label|searched)[^"]*">[^<]*</span>\s*')
+
+
 def _plain(content: Any) -> str:
     """Return the text of a chat message's content (Gradio gives a string or parts)."""
     if isinstance(content, list):
@@ -277,6 +282,7 @@ def _plain(content: Any) -> str:
         )
     text = str(content or "")
     text = text.split("\n\n*", 1)[0]  # a notice appended in italics after the answer
+    text = _TURN_LABEL.sub("", text)
     text = re.sub(r"<[^>]+>", "", text)
     text = re.sub(r"\\(.)", r"\1", text)  # Markdown escapes
     text = html.unescape(text)
@@ -355,12 +361,17 @@ _NO_TOPIC_REPLIES = tuple(
 )
 
 
+# Nor is the reply to a question the bundled models could not read (one in Chinese).
+_NOT_ANSWERS = (*_NO_TOPIC_REPLIES, prompts.ENGLISH_ONLY)
+
+
 def _last_answer(turns: Sequence[Turn]) -> Turn | None:
-    """Return the last answered turn that is not the reply to a message naming no topic (else
-    the last answered one): after "got it, thanks", "it" still means the papers shown before.
-    An answer that said the collection has no paper on a question is the last answer."""
+    """Return the last answered turn that is not the reply to a message naming no topic, nor
+    in a language the models cannot read (else the last answered one): after "got it,
+    thanks", "it" still means the papers shown before. An answer that said the collection has
+    no paper on a question is the last answer."""
     answered = [t for t in turns if t.answer]
-    on_topic = [t for t in answered if not t.answer.lstrip().startswith(_NO_TOPIC_REPLIES)]
+    on_topic = [t for t in answered if not t.answer.lstrip().startswith(_NOT_ANSWERS)]
     last = on_topic or answered
     return last[-1] if last else None
 

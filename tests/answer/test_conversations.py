@@ -180,6 +180,26 @@ def test_a_chinese_question_with_the_bundled_models_says_english_only(
 
 
 @pytest.mark.slow
+def test_a_question_asked_again_in_english_is_about_the_answer_before_it(
+    real_seed_index: Index,
+) -> None:
+    # "its" after the reply that the question could not be read was the Chinese question
+    # itself: "what is 它的主要贡献是什么's main contribution?", told no paper uses it.
+    first, _, again = chat(
+        real_seed_index,
+        [
+            "Which paper deals with continual learning?",
+            "它的主要贡献是什么?",
+            "what is its main contribution?",
+        ],
+        settings=real_seed_index.settings,
+    )
+    assert not again.abstained, again.answer
+    assert set(first_authors(again)) <= set(first_authors(first)), again.standalone
+    assert "它" not in (again.standalone or ""), again.standalone
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("question", "lang"),
     [("Was ist Label-Rauschen?", "de"), ("rilevamento di anomalie nei grafi", "it")],
