@@ -77,6 +77,36 @@ _ORDINAL_REF = re.compile(
     rf"\b(?:the\s+)?(?P<a>{_ORD})\s+{_NOUN}\b|\bthe\s+(?P<b>{_ORD})\b{_ENDS_PHRASE}",
     re.IGNORECASE,
 )
+# "the former" and "the latter" point back even before a verb the list above lacks ("what does
+# the former get wrong?"), though not before a noun they describe ("the latter half").
+_FORMER_LATTER = re.compile(r"\bthe\s+(?P<b>former|latter)\b(?=(?:\s+(?P<next>[a-z]+))?)", re.I)
+
+
+class _Ordinals:
+    """`_ORDINAL_REF`'s matches, and the bare "the former/latter" that `_FORMER_LATTER` finds
+    before no noun: one `search` and `finditer` for both."""
+
+    def finditer(self, text: str) -> Iterable[re.Match[str]]:
+        yield from _ORDINAL_REF.finditer(text)
+        for m in _FORMER_LATTER.finditer(text):
+            if not _ORDINAL_REF.match(text, m.start()) and not _names_a_noun(m.group("next")):
+                yield m
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return min(self.finditer(text), key=lambda m: m.start(), default=None)
+
+
+def _names_a_noun(word: str | None) -> bool:
+    """Whether `word` (lower case) can be a noun and not a verb ("half", not "get")."""
+    if word is None:
+        return False
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word.lower())
+    return "NOUN" in lemmas and "VERB" not in lemmas
+
+
+_ORDINAL = _Ordinals()
 _NUMBER_REF = re.compile(
     rf"(?:\b(?:the\s+)?{_NOUN}\s*(?:number\s*|no\.?\s*)?\[?(?P<a>\d)\]?(?!\d)|\[(?P<b>\d)\])",
     re.IGNORECASE,
@@ -478,7 +508,7 @@ def first_reference(question: str) -> int | None:
     text = _EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)
     if not refers_back(text):
         return None
-    references = (_ORDINAL_REF, _NUMBER_REF, _OTHERS_REF, _PICKS, _PLURAL_REF, _SINGULAR_REF)
+    references = (_ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS, _PLURAL_REF, _SINGULAR_REF)
     starts = [m.start() for r in (*references, _DEMONSTRATIVE) if (m := r.search(text))]
     return min(starts, default=None)
 
@@ -492,7 +522,7 @@ def refers_by_pronoun(question: str) -> bool:
 
 def _names_its_place(text: str) -> bool:
     """An ordinal, a number, "the others" or a choice ("Which one doesn't need ...?")."""
-    references = (_ORDINAL_REF, _NUMBER_REF, _OTHERS_REF, _PICKS)
+    references = (_ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS)
     return any(reference.search(text) for reference in references)
 
 
@@ -561,13 +591,13 @@ def rule_rewrite(
     numbers = _cited_numbers(last)
     text = _EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)  # keeps the spans
 
-    match = _ORDINAL_REF.search(text)
+    match = _ORDINAL.search(text)
     number_match = _NUMBER_REF.search(text)
     paper = None
     if match:  # "the second one": the second paper of the set, as it was listed
         listed = _set_turn(turns)
         markers = _cited_numbers(listed) if listed is not None else []
-        word = (match.group("a") or match.group("b")).lower()
+        word = (match.groupdict().get("a") or match.group("b")).lower()
         place = len(markers) if word in ("last", "latter") else _ORDINALS[word]
         if listed is not None and 1 <= place <= len(markers):
             paper = _cited(listed, markers[place - 1], resolve)
@@ -664,7 +694,7 @@ def without_reference(question: str) -> str:
     ("what did the second one find?" asks for findings, not for "second")."""
     spans = [
         m.span()
-        for ref in (_ORDINAL_REF, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _SINGULAR_REF)
+        for ref in (_ORDINAL, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _SINGULAR_REF)
         for m in ref.finditer(question)
     ]
     kept = "".join(c for i, c in enumerate(question) if not any(a <= i < b for a, b in spans))

@@ -11,6 +11,7 @@ from rag.answer.condense import (
     Turn,
     condense,
     paper_name,
+    refers_back,
     rule_rewrite,
     to_turns,
     without_reference,
@@ -254,6 +255,28 @@ def test_an_ordinal_past_the_list_is_answered_as_such(question: str) -> None:
     assert result.reply == prompts.NO_SUCH_PLACE.format(papers="2 papers", word=word, them="them")
     assert result.papers == () and result.pick is None
     assert rule_rewrite("what about the second one?", TWO_PAPERS).reply is None
+
+
+@pytest.mark.parametrize(
+    ("question", "paper", "asked"),
+    [
+        # before: "former" read as a topic word no paper uses, "no paper on this"
+        ("what does the former get wrong?", "ALPHA", "what does ALPHA get wrong?"),
+        ("the latter suffers from collapse, why?", "BETA", "BETA suffers from collapse, why?"),
+        ("is the former better?", "ALPHA", "is ALPHA better?"),
+    ],
+)
+def test_the_former_and_the_latter_are_the_list_s_first_and_last(
+    question: str, paper: str, asked: str
+) -> None:
+    result = rule_rewrite(question, TWO_PAPERS)
+    chosen = {"ALPHA": ALPHA, "BETA": BETA}[paper]
+    assert result.papers == (chosen,)
+    assert result.question == asked.replace(paper, paper_name(chosen))
+
+
+def test_the_latter_before_a_noun_it_describes_is_no_reference() -> None:
+    assert not refers_back("what happens in the latter half of training?")
 
 
 def test_the_other_hand_and_these_papers_are_not_references() -> None:
