@@ -463,5 +463,5 @@ FRAME_WORDS = with_spelling_variants(
     # Indefinite pronouns and adverbs, a closed class the stop lists leave out ("is reward
     # hacking discussed anywhere?" said no paper uses "anywhere"), and the preposition "around".
     + """anywhere somewhere everywhere nowhere elsewhere anyone someone everyone anybody
-    somebody everybody everything nothing anyhow anyway somehow around""".split()  # noqa: SIM905
+    somebody everybody everything nothing anyhow anyway somehow around others""".split()  # noqa: SIM905
 )

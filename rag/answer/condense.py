@@ -206,7 +206,9 @@ _PAST_SHOWN = re.compile(
     r"(?<!\bthe\s)\b(?:other|another|more|alternative)\s+(?:[\w-]+\s+){0,4}?"
     r"(?:papers?|works?|studies|research|stuff|articles|approaches|ways|techniques|ideas|ones|"
     r"variants)\b"
-    r"|\bmore\s+(?:on|about)\b|\belse\b",
+    r"|\bmore\s+(?:on|about)\b|\belse\b"
+    # "any others?", "are there others?" (but "the others" are the set's: `_OTHERS`)
+    r"|(?<!\bthe\s)\bothers\b",
     re.IGNORECASE,
 )
 _PLURAL_REF = re.compile(

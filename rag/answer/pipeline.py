@@ -41,6 +41,7 @@ from rag.answer.condense import (
     Resolver,
     asked_of,
     asks_for_more,
+    asks_past_shown,
     condense,
     first_reference,
     last_answer_papers,
@@ -785,7 +786,7 @@ def _condensed(
         # "and ICGNN — is it also about OOD?": a pronoun after a paper the message names, in a
         # clause of its own, refers to that paper, not to the last answer's.
         return asked_of(message, named)
-    if not terms and not refers_back(message) and not asks_for_more(message):
+    if not (terms or refers_back(message) or asks_for_more(message) or asks_past_shown(message)):
         # "results?", "what else is in the library?", "how are you?": about the last answer's
         # papers unless it asks of none (rag/answer/topicless.py; None: the judgement cannot
         # read this index's vectors).

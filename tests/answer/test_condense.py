@@ -676,9 +676,23 @@ def test_a_follow_up_past_the_papers_shown_searches_the_rest(question: str) -> N
     assert result.papers == ()
 
 
-def test_one_that_names_no_topic_searches_the_set_s_question() -> None:
-    result = rule_rewrite("any other papers?", TWO_PAPERS)
+@pytest.mark.parametrize("question", ["any other papers?", "any others?", "are there others?"])
+def test_one_that_names_no_topic_searches_the_set_s_question(question: str) -> None:
+    # Before: "any others?" was searched as "others", which three unrelated papers hold.
+    result = rule_rewrite(question, TWO_PAPERS)
     assert (result.question, result.excluded) == ("Which papers propose models?", (ALPHA, BETA))
+
+
+@pytest.mark.slow
+def test_any_others_after_a_list_is_not_searched_as_a_word(real_seed_index: Index) -> None:
+    from tests.answer.chat_turns import chat, first_authors
+
+    first, others = chat(
+        real_seed_index, ["Which papers shorten chain-of-thought reasoning?", "any others?"]
+    )
+    assert others.standalone == "Which papers shorten chain-of-thought reasoning?"
+    assert not {"Valentyn Melnychuk", "Xinyu Mao"} & set(first_authors(others)), others.answer
+    assert not set(first_authors(first)) & set(first_authors(others))
 
 
 @pytest.mark.parametrize(
