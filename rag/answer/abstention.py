@@ -365,17 +365,21 @@ def probability(found: Signals) -> float:
     return float(logistic(found.vector(), MEAN, SCALE, COEF, INTERCEPT))
 
 
-def decide(index: Index, question: str, hits: list[Hit], threshold: float) -> Decision:
+def decide(
+    index: Index, question: str, hits: list[Hit], threshold: float, sides: bool = False
+) -> Decision:
     """Return whether to answer `question` from `hits`.
 
     Answered when the probability reaches `threshold`, or when a claim-length question's best
-    passage reaches `LONG_MIN_COSINE`, or when one of its `alternatives` ("X or Y", "X vs Y")
-    would be answered on its own words over the same papers (that side's decision is returned).
+    passage reaches `LONG_MIN_COSINE`; with `sides`, also when one of its `alternatives` ("X or
+    Y", "X vs Y") would be answered on its own words over the same papers (that side's decision
+    is returned). The answer's own decision weighs the sides; the judgements fitted on the
+    whole question's decision (a follow-up's, a choice's) do not.
     """
     found = signals(index, question, hits)
     p = probability(found) if hits else 0.0
     whole = Decision(p >= threshold or long_and_close(found), p, found)
-    if whole.answerable or not hits:
+    if whole.answerable or not hits or not sides:
         return whole
     # "what do these papers say about privacy or safety?": the collection has a paper on the
     # question when it has one on an alternative, as `paper_choice.judge` reads its papers.
