@@ -30,6 +30,7 @@ from rag.ingest.wanted import (
     asks_if_out,
     choice_scores,
     has_others,
+    in_own_voice,
     is_availability,
     is_fragment,
     question_terms,
@@ -199,6 +200,8 @@ TIE_RATIO = 0.0
 TIE_SHARE = 0.2
 # How a tie sentence the role model files as background is marked (`tie_shown`).
 BACKGROUND = "As background: "
+# How a line's label says that its sentence is the paper's background (`_forms`).
+BACKGROUND_LABEL = ", as background: "
 
 
 def _words(text: str) -> str:
@@ -425,9 +428,11 @@ def _one_shown(
 
 
 def _label_of(text: str, ev: Evidence) -> str:
-    """The paper's label that opens `text` ("Li et al. (TRM): "), or ""."""
+    """The paper's label that opens `text` ("Li et al. (TRM): ", "Seo et al., as background:
+    "), or ""."""
     who, _ = speaker(ev.hit.paper)
-    return f"{who}: " if who and text.startswith(f"{who}: ") else ""
+    labels = (f"{who}{BACKGROUND_LABEL}", f"{who}: ") if who else ()
+    return next((label for label in labels if text.startswith(label)), "")
 
 
 def _forms(choice: Choice, ev: Evidence, labelled: bool) -> list[str]:
@@ -439,9 +444,14 @@ def _forms(choice: Choice, ev: Evidence, labelled: bool) -> list[str]:
     # Under the paper's label, or going on from a line that had it, the authors are "they":
     # "Guan et al.: ... demonstrate that their framework achieves ...", not "our framework".
     theirs = third_person(bare) if who else bare
+    # The field's state the paper sets out from, under its label, reads as its own claim ("Seo
+    # et al.: It has recently been established that ..."): the label says it is background.
+    role = dict(paper_sentence_roles(ev.hit.paper)).get(choice.sentence)
+    aside = role == "background" and not in_own_voice(choice.sentence)
+    label = f"{who}{BACKGROUND_LABEL}" if aside else f"{who}: "
     for text in dict.fromkeys((theirs, bare)):
         if who and labelled:
-            forms.append(f"{who}: {text}")
+            forms.append(f"{label}{text}")
         forms.append(text)
     return forms
 

@@ -157,6 +157,13 @@ _OWN_WORK = re.compile(
     r"\b(?:we|our|us|this\s+(?:paper|work|study|article|letter)|here(?:in)?|the\s+proposed)\b",
     re.IGNORECASE,
 )
+
+
+def in_own_voice(sentence: str) -> bool:
+    """Whether `sentence` speaks of the authors' own work ("we", "our", "this paper")."""
+    return bool(_OWN_WORK.search(sentence))
+
+
 # A sentence opening on a word whose referent it loses when quoted alone ("These results ...",
 # "However, this gain ..."): one or two openers may come first.
 _LOST_REFERENT = re.compile(

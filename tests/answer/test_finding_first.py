@@ -365,3 +365,17 @@ def test_a_purpose_clause_before_the_paper_s_own_clause_is_a_sentence(sentence: 
     # Before, "To address this, in this paper we propose ..." read as the fragment "To
     # determine whether ..." and ICGNN's sentence introducing its method was never shown.
     assert not is_fragment(sentence)
+
+
+@pytest.mark.slow
+def test_a_background_line_says_so_under_the_paper_s_label(real_seed_index: Index) -> None:
+    # "Seo et al.: It has recently been established that the commonly used Euler-Maruyama ...
+    # induces an intrinsic bias" read as Seo et al.'s own finding; it is what they set out from.
+    answer = api.ask(
+        "PDE solvers with BSDE, bias of Euler-Maruyama", index=real_seed_index, backend=None
+    )
+    line = answer.sentences[0]["text"]
+    assert line.startswith("Seo et al., as background: It has recently been established"), line
+    # A sentence in the authors' own voice is theirs, whatever role the model gives it.
+    cpo = api.ask("what do Zhang et al. prove about DPO?", index=real_seed_index, backend=None)
+    assert not any("as background:" in s["text"] and " prove " in s["text"] for s in cpo.sentences)
