@@ -39,6 +39,7 @@ from rag.answer.condense import asks_for_more, refers_back, refers_by_pronoun
 from rag.answer.vector_model import fitted_weights, vector_logit
 from rag.index.paper_index import Index
 from rag.ingest.wanted import is_question
+from rag.text import CHAT_WORDS, CONTENT_WORD
 
 # What the second judgement reads of a message that was searched (`overview_probability`).
 SEARCHED_FEATURES = ("logit", "cosine", "answerable", "names", "refers", "terms")
@@ -135,14 +136,26 @@ def may_be_small_talk(index: Index, message: str, terms: list[tuple[str, bool]])
 
 def small_talk(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:
     """Whether `message` is small talk, not a follow-up on the last answer's papers, though it
-    could be one: it points back by a pronoun alone ("got it, thanks", `may_be_small_talk`) or
-    by nothing, in words no paper holds ("ty", "kk"), asks nothing, and the judgement reads it
-    as asking no paper at `PRONOUN_CHAT_BAR` ("eli5", 0.649, stays a follow-up)."""
+    could be one: it points back by a pronoun alone ("got it, thanks", `may_be_small_talk`), by
+    nothing, in words no paper holds ("ty", "kk"), or says a word of chat (`_chat_aside`), asks
+    nothing, and the judgement reads it as asking no paper at `PRONOUN_CHAT_BAR` ("eli5",
+    0.649, stays a follow-up)."""
     unheld = bool(terms) and not refers_back(message) and _asks_nothing_held(index, message, terms)
-    if not (unheld or may_be_small_talk(index, message, terms)):
+    if not (unheld or may_be_small_talk(index, message, terms) or _chat_aside(message)):
         return False
     p = probability(index, message)
     return p is not None and p >= PRONOUN_CHAT_BAR
+
+
+def _chat_aside(message: str) -> bool:
+    """Whether `message` says a word of chat ("thanks", "great", "cool") and asks nothing, its
+    other words then saying what the chat is about ("thanks, that's helpful", where "helpful"
+    is a word of the papers): the judgement's bar decides, as for a pronoun."""
+    words = {w.lower() for w in CONTENT_WORD.findall(message)}
+    return bool(words & _CHAT) and not is_question(message) and not asks_for_more(message)
+
+
+_CHAT = frozenset(CHAT_WORDS.split())
 
 
 def _asks_nothing_held(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:

@@ -193,6 +193,18 @@ def test_the_first_overview_of_a_conversation_describes_the_collection(
     assert thanks.answer == no_topic(real_seed_index)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("thanks", ["thanks, that's helpful", "cool, really useful"])
+def test_thanks_with_a_word_the_papers_hold_is_no_question(
+    real_seed_index: Index, thanks: str
+) -> None:
+    # Before: "thanks, that's helpful" after TreePO was searched, and "helpful" quoted
+    # Melnychuk et al.'s paper on causal effects.
+    _, reply = chat(real_seed_index, ["What does TreePO do?", thanks])
+    assert not reply.citations, reply.answer
+    assert reply.answer == no_topic(real_seed_index)
+
+
 def test_the_searched_judgement_reads_the_features_it_was_fitted_on() -> None:
     searched = topicless.weights()["searched"]
     assert searched["features"] == list(topicless.SEARCHED_FEATURES)
