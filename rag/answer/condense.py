@@ -536,7 +536,24 @@ def _points_by_pronoun(text: str) -> bool:
     text = _WHICH_POSSESSIVE.sub(r"\g<1> ", text)
     short = len(content_stems(text)) <= _SHORT
     references = (_PLURAL_REF, _SINGULAR_REF, _DEMONSTRATIVE)
-    return short and any(reference.search(text) for reference in references)
+    return short and (
+        any(reference.search(text) for reference in references) or _that_as_subject(text)
+    )
+
+
+# "does that need retraining?", "can this run on a phone?": "that" or "this" after an auxiliary,
+# before a word lemminflect's dictionary knows as a verb, is the subject; before a noun it is
+# that noun's ("does this bot work?", "does this dataset cover images?").
+_AUXILIARY_THAT = re.compile(
+    r"\b(?:does|do|did|can|could|would|will|should|might|may)\s+(?:that|this)\s+([a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _that_as_subject(text: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    return any("VERB" in getAllLemmas(m.group(1).lower()) for m in _AUXILIARY_THAT.finditer(text))
 
 
 def opens_with_which(question: str) -> str | None:

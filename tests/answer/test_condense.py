@@ -279,6 +279,23 @@ def test_the_latter_before_a_noun_it_describes_is_no_reference() -> None:
     assert not refers_back("what happens in the latter half of training?")
 
 
+@pytest.mark.parametrize(
+    ("question", "points_back"),
+    [
+        # before: "does that need retraining?" after PoLar was searched as typed, and
+        # "retraining" found the federated-unlearning paper
+        ("does that need retraining?", True),
+        ("can this run on a phone?", True),
+        ("does this bot work?", False),  # "this" is the bot's
+        ("does this dataset cover images?", False),
+    ],
+)
+def test_that_before_a_verb_after_an_auxiliary_is_the_subject(
+    question: str, points_back: bool
+) -> None:
+    assert refers_back(question) is points_back
+
+
 def test_the_other_hand_and_these_papers_are_not_references() -> None:
     for question in (
         "On the other hand, what limits graph neural networks on molecules?",
