@@ -384,12 +384,13 @@ def decide(
     # "what do these papers say about privacy or safety?": the collection has a paper on the
     # question when it has one on an alternative, as `paper_choice.judge` reads its papers.
     count = len(question_terms(index, question))
-    sides = (
-        decide(index, part, hits, threshold)
+    answerable = (
+        side
         for part in alternatives(question)
         if 0 < len(question_terms(index, part)) < count
+        and (side := decide(index, part, hits, threshold)).answerable
     )
-    return max((d for d in sides if d.answerable), key=lambda d: d.probability, default=whole)
+    return max(answerable, key=lambda d: d.probability, default=whole)
 
 
 def alternatives(question: str) -> list[str]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rag import prompts
@@ -98,16 +98,30 @@ def _table(papers: dict[str, Paper]) -> dict[str, list[Phrase]]:
 
 
 @per_catalog
-def _words_held(papers: dict[str, Paper]) -> frozenset[str]:
-    """Every folded word of the papers' titles and abstracts."""
-    held: set[str] = set()
-    for paper in papers.values():
-        held.update(_WORD.findall(fold(f"{paper.title or ''} {paper.abstract}")))
-    return frozenset(held)
+def _held_words(papers: dict[str, Paper]) -> dict[str, bool]:
+    """Memo of `_held_by_papers` for the catalog last given."""
+    return {}
+
+
+def _held_by_papers(index: Index) -> Callable[[str], bool]:
+    """Whether a folded word is a word of the papers' titles or abstracts (not of their author
+    lists, which the lexical index also holds): read for a lone surname only, then kept."""
+    papers = index.papers
+    memo = _held_words(papers)
+
+    def held(word: str) -> bool:
+        if word not in memo:
+            pattern = re.compile(rf"\b{re.escape(word)}\b", re.IGNORECASE)
+            memo[word] = any(
+                pattern.search(p.abstract) or pattern.search(p.title or "") for p in papers.values()
+            )
+        return memo[word]
+
+    return held
 
 
 def _typed_as_name(
-    question: str, start: int, end: int, phrase: tuple[str, ...], held: frozenset[str]
+    question: str, start: int, end: int, phrase: tuple[str, ...], held: Callable[[str], bool]
 ) -> bool:
     """Whether the words at `start:end` read as a name where they stand (see the docstring)."""
     if re.match(r"-\w", question[end:]):
@@ -117,7 +131,7 @@ def _typed_as_name(
         opens = not question[:start].strip(" \t\"'(")
         return (
             typed[:1].isupper()
-            and phrase[0] not in held
+            and not held(phrase[0])
             and phrase[0] not in STOPWORDS
             and not (opens and english_word(phrase[0]))
         )
@@ -130,7 +144,7 @@ def named_people(index: Index, question: str) -> People | None:
     words = _words(question)
     folded = [w for w, _, _ in words]
     table = _table(index.papers)
-    held = _words_held(index.papers)
+    held = _held_by_papers(index)
     found: list[tuple[int, int, int, str, Paper]] = []  # start, end, words, name, paper
     for i, word in enumerate(folded):
         for phrase, shown, paper in table.get(word, ()):
