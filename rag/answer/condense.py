@@ -543,7 +543,7 @@ def _points_by_pronoun(text: str) -> bool:
 
 # "does that need retraining?", "can this run on a phone?": "that" or "this" after an auxiliary,
 # before a word lemminflect's dictionary knows as a verb, is the subject; before a noun it is
-# that noun's ("does this bot work?", "does this dataset cover images?").
+# that noun's ("does this bot work?", "can this tool export citations?").
 _AUXILIARY_THAT = re.compile(
     r"\b(?:does|do|did|can|could|would|will|should|might|may)\s+(?:that|this)\s+([a-z]+)\b",
     re.IGNORECASE,
@@ -553,7 +553,15 @@ _AUXILIARY_THAT = re.compile(
 def _that_as_subject(text: str) -> bool:
     from lemminflect import getAllLemmas
 
-    return any("VERB" in getAllLemmas(m.group(1).lower()) for m in _AUXILIARY_THAT.finditer(text))
+    return any(
+        "VERB" in getAllLemmas(word := m.group(1).lower()) and not _ENTITY_NOUN.fullmatch(word)
+        for m in _AUXILIARY_THAT.finditer(text)
+    )
+
+
+# The nouns of `_ENTITY` ("tool", "model", "method"), verbs too in the dictionary: after "this"
+# they are its noun ("can this tool export citations?").
+_ENTITY_NOUN = re.compile(rf"{_ENTITY}s?", re.IGNORECASE)
 
 
 def opens_with_which(question: str) -> str | None:

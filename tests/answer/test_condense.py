@@ -287,6 +287,7 @@ def test_the_latter_before_a_noun_it_describes_is_no_reference() -> None:
         ("does that need retraining?", True),
         ("can this run on a phone?", True),
         ("does this bot work?", False),  # "this" is the bot's
+        ("can this tool export citations in BibTeX?", False),  # "tool" is a verb too
         ("does this dataset cover images?", False),
     ],
 )
