@@ -19,6 +19,8 @@ reads them). Beside the shipped ten features, per question and retrieved paper:
 - `lead`: the IDF-weighted share of the question's terms its title and first sentence hold
   (what a paper is about is said first: IndexGuard opens on "Federated ..."), and its gap;
 - `spread`: the IDF-weighted mean share of its sentences holding each term, and its gap;
+- `phrase`: the IDF-weighted share of the topic's adjacent word pairs its text holds side by
+  side ("diffusion models" against ICGNN's "graph diffusion matrix"), and its gap;
 - `stance` (with --stance): 1 - P(neither) of the shipped stance cross-encoder
   (`rag/stance/model`), the most over the abstract's sentences.
 
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import os
 import sys
 from collections import defaultdict
@@ -73,6 +76,7 @@ SETS = {
     "+ lead": ["lead", "lead_gap"],
     "+ spread": ["spread", "spread_gap"],
     "+ lead, spread": ["lead", "lead_gap", "spread", "spread_gap"],
+    "+ phrase": ["phrase", "phrase_gap"],
     "+ all of the above": [
         "topic_cos", "topic_gap", "z", "z_gap", "sent_q", "sent_topic", "sim_best", "sim_first3",
     ],
@@ -117,6 +121,29 @@ def lead_and_spread(
         share = {t: sum(t in st for st in stems) / max(1, len(stems)) for t in weights}
         spread.append(sum(weights[t] * share[t] for t in weights) / total)
     return lead, spread
+
+
+def phrases(index: Index, question: str, hits: list) -> list[float]:
+    """Per hit: the IDF-weighted share of the question's adjacent topic-word pairs ("diffusion
+    models", "federated learning") that its title and abstract hold side by side, as BM25 stems
+    them (1 when the topic is one word): "graph diffusion matrix" holds "diffusion" but not
+    "diffusion model"."""
+    bm25 = index.bm25()
+    n = max(1, len(bm25))
+    words = [bm25.stem(w.lower()) for w in topic(question).split()]
+    pairs = list(dict.fromkeys(itertools.pairwise(words)))
+    if not pairs:
+        return [1.0] * len(hits)
+    weight = {
+        pair: sum(idf(n, len(documents_holding(index, t, False))) for t in pair) for pair in pairs
+    }
+    total = sum(weight.values()) or 1.0
+    out = []
+    for h in hits:
+        text = f"{h.paper.title or ''} {h.paper.abstract}"
+        held = set(itertools.pairwise(bm25.stem(w.lower()) for w in _WORD.findall(text)))
+        out.append(sum(w for pair, w in weight.items() if pair in held) / total)
+    return out
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -165,6 +192,8 @@ def rows_of(index: Index, with_stance: bool) -> list[dict[str, Any]]:
             if stance is not None:
                 p = stance.probabilities([(q, s) for s in paper_sentences(h.paper)])
                 extra["stance"].append(float((1 - p[:, 2]).max()))
+        extra["phrase"] = phrases(index, q, hits)
+        extra["phrase_gap"] = list(max(extra["phrase"], default=0.0) - np.array(extra["phrase"]))
         lead, spread = lead_and_spread(index, terms, hits)
         extra["lead"], extra["spread"] = lead, spread
         extra["lead_gap"] = list(max(lead, default=0.0) - np.array(lead))
