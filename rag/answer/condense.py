@@ -482,6 +482,8 @@ def _with_topic(question: str, span: tuple[int, int], topic: str) -> str:
 
 def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) -> str:
     names = " and ".join(paper_name(p) for p in papers)
+    if question[span[0] : span[1]].lower() in ("its", "their"):  # "its main contribution"
+        names += "'s"
     return question[: span[0]] + names + question[span[1] :]
 
 

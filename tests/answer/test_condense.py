@@ -275,6 +275,18 @@ def test_the_former_and_the_latter_are_the_list_s_first_and_last(
     assert result.question == asked.replace(paper, paper_name(chosen))
 
 
+@pytest.mark.slow
+def test_its_after_a_list_names_the_first_paper_s(real_seed_index: Index) -> None:
+    # Before: "what is MePo main contribution?" (the possessive lost in the rewrite).
+    from tests.answer.chat_turns import chat
+
+    _, second = chat(
+        real_seed_index,
+        ["What papers deal with continual learning?", "what is its main contribution?"],
+    )
+    assert second.standalone == "what is MePo's main contribution?", second.standalone
+
+
 def test_the_latter_before_a_noun_it_describes_is_no_reference() -> None:
     assert not refers_back("what happens in the latter half of training?")
 
