@@ -480,6 +480,24 @@ def _with_topic(question: str, span: tuple[int, int], topic: str) -> str:
     return question[: span[0]] + topic + ("'s" if possessive else "") + question[span[1] :]
 
 
+def _verb_agreeing(rewritten: str, match: re.Match[str], paper: Paper) -> str:
+    """`rewritten` with the verb after the name that replaced `match` agreeing with it: "the
+    latter suffers" -> "Deng et al. suffer" (a name of several authors is plural)."""
+    name = paper_name(paper)
+    if not (name.endswith("et al.") or " & " in name):
+        return rewritten
+    end = match.start() + len(name)
+    verb = re.match(r"(\s+)([a-z]+s)\b", rewritten[end:])
+    if verb is None:
+        return rewritten
+    from lemminflect import getAllLemmas
+
+    if "VERB" not in getAllLemmas(verb.group(2)) and "AUX" not in getAllLemmas(verb.group(2)):
+        return rewritten
+    at = end + len(verb.group(1))
+    return rewritten[:at] + agree(verb.group(2), True) + rewritten[at + len(verb.group(2)) :]
+
+
 def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) -> str:
     names = " and ".join(paper_name(p) for p in papers)
     if question[span[0] : span[1]].lower() in ("its", "their"):  # "its main contribution"
@@ -644,7 +662,7 @@ def rule_rewrite(
         match = number_match
     if paper is not None and match is not None:
         rewritten = _with_name(question, match.span(), [paper])
-        return Condensed(rewritten, question, "rule", (paper,))
+        return Condensed(_verb_agreeing(rewritten, match, paper), question, "rule", (paper,))
 
     pick = _PICKS.search(text) or _WHICH_SUBJECT.search(text)
     if pick is not None:  # a choice among the set, judged on the question's own words

@@ -287,6 +287,18 @@ def test_its_after_a_list_names_the_first_paper_s(real_seed_index: Index) -> Non
     assert second.standalone == "what is MePo's main contribution?", second.standalone
 
 
+def test_a_name_of_several_authors_takes_a_plural_verb() -> None:
+    # Before: "Deng et al. suffers from collapse — why?" was what the answer said it searched.
+    several = paper("We study why training collapses.", ("Wen Deng", "Ann Lee"), "Deng et al.")
+    assert paper_name(several) == "Deng et al."
+    turns = [
+        Turn("Which papers study collapse?", "AlphaNet [1]. Deng et al. [2].", (ALPHA, several))
+    ]
+    result = rule_rewrite("the latter suffers from collapse, why?", turns)
+    assert result.question == "Deng et al. suffer from collapse, why?"
+    assert rule_rewrite("the latter is unstable?", turns).question == "Deng et al. are unstable?"
+
+
 def test_the_latter_before_a_noun_it_describes_is_no_reference() -> None:
     assert not refers_back("what happens in the latter half of training?")
 
