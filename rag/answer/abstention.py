@@ -365,24 +365,29 @@ def probability(found: Signals) -> float:
     return float(logistic(found.vector(), MEAN, SCALE, COEF, INTERCEPT))
 
 
-def decide(
-    index: Index, question: str, hits: list[Hit], threshold: float, sides: bool = False
-) -> Decision:
+def decide(index: Index, question: str, hits: list[Hit], threshold: float) -> Decision:
     """Return whether to answer `question` from `hits`.
 
     Answered when the probability reaches `threshold`, or when a claim-length question's best
-    passage reaches `LONG_MIN_COSINE`; with `sides`, also when one of its `alternatives` ("X or
-    Y", "X vs Y") would be answered on its own words over the same papers (that side's decision
-    is returned). The answer's own decision weighs the sides; the judgements fitted on the
-    whole question's decision (a follow-up's, a choice's) do not.
+    passage reaches `LONG_MIN_COSINE`.
     """
     found = signals(index, question, hits)
     p = probability(found) if hits else 0.0
-    whole = Decision(p >= threshold or long_and_close(found), p, found)
-    if whole.answerable or not hits or not sides:
+    return Decision(p >= threshold or long_and_close(found), p, found)
+
+
+def decided_by_a_side(
+    index: Index, question: str, hits: list[Hit], threshold: float, whole: Decision
+) -> Decision:
+    """Return `whole`, the decision on `question`, or, when it is not answerable, the decision
+    on one of its `alternatives` ("X or Y", "X vs Y") that is, on its own words over the same
+    `hits` ("what do these papers say about privacy or safety?": the collection has a paper on
+    the question when it has one on a side, as `paper_choice.judge` reads its papers). The
+    answer's own decision weighs the sides; the judgements fitted on the whole question's
+    decision (a follow-up's, a choice's) do not.
+    """
+    if whole.answerable or not hits:
         return whole
-    # "what do these papers say about privacy or safety?": the collection has a paper on the
-    # question when it has one on an alternative, as `paper_choice.judge` reads its papers.
     count = len(question_terms(index, question))
     answerable = (
         side

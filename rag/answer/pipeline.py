@@ -21,6 +21,7 @@ from rag.answer.abstention import (
     Decision,
     alternatives,
     decide,
+    decided_by_a_side,
     question_terms,
     term_rarity,
     topic_spans,
@@ -437,13 +438,10 @@ def answer_stream(
         # question's wording: does this paper address the question? The question is answered
         # when the collection signals say it has a paper on it (rag/answer/abstention.py), or
         # when one paper's own probability is high enough to answer alone.
+        decision = own if own is not None else decide(index, query, hits, least)
         # "privacy or safety": answerable when a side is (the follow-up's judgement above
         # read the whole question's decision, as it was fitted on).
-        decision = (
-            own
-            if own is not None and (own.answerable or not alternatives(query))
-            else decide(index, query, hits, least, sides=True)
-        )
+        decision = decided_by_a_side(index, query, hits, least, decision)
         judged = paper_choice.judge(index, query, hits, terms, decision)
         chance = {j.hit.paper.id: j.probability for j in judged}
         relevant = _chosen_papers(hits, judged, decision, settings)
