@@ -97,13 +97,20 @@ class _Ordinals:
 
 
 def _names_a_noun(word: str | None) -> bool:
-    """Whether `word` (lower case) can be a noun and not a verb ("half", not "get")."""
+    """Whether `word` can be a noun and not a verb ("half", not "get")."""
     if word is None:
         return False
+    tags = _parts_of_speech(word)
+    return "NOUN" in tags and "VERB" not in tags
+
+
+@functools.cache
+def _parts_of_speech(word: str) -> frozenset[str]:
+    """The parts of speech lemminflect's English dictionary gives `word` (lower-cased): "VERB",
+    "NOUN", "AUX", ...; none for a word it lacks ("bot", "dataset")."""
     from lemminflect import getAllLemmas
 
-    lemmas = getAllLemmas(word.lower())
-    return "NOUN" in lemmas and "VERB" not in lemmas
+    return frozenset(getAllLemmas(word.lower()))
 
 
 _ORDINAL = _Ordinals()
@@ -488,11 +495,7 @@ def _verb_agreeing(rewritten: str, match: re.Match[str], paper: Paper) -> str:
         return rewritten
     end = match.start() + len(name)
     verb = re.match(r"(\s+)([a-z]+s)\b", rewritten[end:])
-    if verb is None:
-        return rewritten
-    from lemminflect import getAllLemmas
-
-    if "VERB" not in getAllLemmas(verb.group(2)) and "AUX" not in getAllLemmas(verb.group(2)):
+    if verb is None or not {"VERB", "AUX"} & _parts_of_speech(verb.group(2)):
         return rewritten
     at = end + len(verb.group(1))
     return rewritten[:at] + agree(verb.group(2), True) + rewritten[at + len(verb.group(2)) :]
@@ -530,9 +533,14 @@ def first_reference(question: str) -> int | None:
     text = _EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)
     if not refers_back(text):
         return None
-    references = (_ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS, _PLURAL_REF, _SINGULAR_REF)
-    starts = [m.start() for r in (*references, _DEMONSTRATIVE) if (m := r.search(text))]
-    return min(starts, default=None)
+    references = (*_PLACE_REFERENCES, *_PRONOUN_REFERENCES)
+    return min((m.start() for r in references if (m := r.search(text))), default=None)
+
+
+# What points at the last answer's papers by their place in it (`_names_its_place`) and by a
+# pronoun or demonstrative (`_points_by_pronoun`).
+_PLACE_REFERENCES = (_ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS)
+_PRONOUN_REFERENCES = (_PLURAL_REF, _SINGULAR_REF, _DEMONSTRATIVE)
 
 
 def refers_by_pronoun(question: str) -> bool:
@@ -544,8 +552,7 @@ def refers_by_pronoun(question: str) -> bool:
 
 def _names_its_place(text: str) -> bool:
     """An ordinal, a number, "the others" or a choice ("Which one doesn't need ...?")."""
-    references = (_ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS)
-    return any(reference.search(text) for reference in references)
+    return any(reference.search(text) for reference in _PLACE_REFERENCES)
 
 
 def _points_by_pronoun(text: str) -> bool:
@@ -555,9 +562,8 @@ def _points_by_pronoun(text: str) -> bool:
     last answer's)."""
     text = _WHICH_POSSESSIVE.sub(r"\g<1> ", text)
     short = len(content_stems(text)) <= _SHORT
-    references = (_PLURAL_REF, _SINGULAR_REF, _DEMONSTRATIVE)
     return short and (
-        any(reference.search(text) for reference in references) or _that_as_subject(text)
+        any(reference.search(text) for reference in _PRONOUN_REFERENCES) or _that_as_subject(text)
     )
 
 
@@ -571,10 +577,8 @@ _AUXILIARY_THAT = re.compile(
 
 
 def _that_as_subject(text: str) -> bool:
-    from lemminflect import getAllLemmas
-
     return any(
-        "VERB" in getAllLemmas(word := m.group(1).lower()) and not _ENTITY_NOUN.fullmatch(word)
+        "VERB" in _parts_of_speech(word := m.group(1)) and not _ENTITY_NOUN.fullmatch(word)
         for m in _AUXILIARY_THAT.finditer(text)
     )
 
