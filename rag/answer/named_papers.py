@@ -45,26 +45,12 @@ def _table(papers: dict[str, Paper]) -> Names:
     return table
 
 
-def papers_named(index: Index, text: str) -> tuple[Paper, ...]:
-    """The papers `text` names by their method names (as `named_papers` reads names), one or
-    more, in the order named."""
-    tokens = _TOKEN.findall(text)
-    table = _table(index.papers)
-    found = {
-        paper.id: paper
-        for i, token in enumerate(tokens)
-        for name, paper in table.get(token, ())
-        if tuple(tokens[i : i + len(name)]) == name and not paper.title_only
-    }
-    return tuple(found.values())
-
-
-def named_papers(
-    index: Index, question: str, filters: Filters | None = None
-) -> tuple[tuple[Paper, ...], str] | None:
-    """Return the papers `question` names, when two or more, and the question without their
-    names (None: it names fewer than two that have an abstract and pass `filters`)."""
-    matches = list(_TOKEN.finditer(question))
+def _named_in(
+    index: Index, text: str, filters: Filters | None = None
+) -> tuple[dict[str, Paper], list[tuple[int, int]]]:
+    """The papers `text` names by their method names, in the order named, and where each name
+    stands (the longest of overlapping names; papers with an abstract that pass `filters`)."""
+    matches = list(_TOKEN.finditer(text))
     tokens = [m.group() for m in matches]
     table = _table(index.papers)
     papers: dict[str, Paper] = {}
@@ -80,6 +66,21 @@ def named_papers(
             papers[paper.id] = paper
             spans.append((matches[i].start(), matches[i + len(name) - 1].end()))
         i += len(name)
+    return papers, spans
+
+
+def papers_named(index: Index, text: str) -> tuple[Paper, ...]:
+    """The papers `text` names by their method names (as `named_papers` reads names), one or
+    more, in the order named."""
+    return tuple(_named_in(index, text)[0].values())
+
+
+def named_papers(
+    index: Index, question: str, filters: Filters | None = None
+) -> tuple[tuple[Paper, ...], str] | None:
+    """Return the papers `question` names, when two or more, and the question without their
+    names (None: it names fewer than two that have an abstract and pass `filters`)."""
+    papers, spans = _named_in(index, question, filters)
     if len(papers) < 2:
         return None
     rest = question
