@@ -43,12 +43,12 @@ from rag.settings import Settings
 from rag.text import STOPWORDS, fold
 
 _WORD = re.compile(r"[^\W\d_]+")
-# Words that say how a person relates to the papers, not what the papers are about: "Which
-# papers has Wei Ju co-authored?" names no topic (stems as `question_terms` gives them).
 # A name used as a noun's modifier ("the Shen paper", "this Ju et al. work") refers to a paper
 # as the name alone does: the noun and its article go with the name.
 _PAPER_NOUN = re.compile(r"\s+(?:paper|papers|work|study|studies|article|preprint)\b", re.I)
 _ARTICLE = re.compile(r"\b(?:the|this|that|these|those)\s+$", re.I)
+# Words that say how a person relates to the papers, not what the papers are about: "Which
+# papers has Wei Ju co-authored?" names no topic (stems as `question_terms` gives them).
 _AUTHORSHIP = frozenset("co author coauthor authored write written wrote publish".split())  # noqa: SIM905
 
 

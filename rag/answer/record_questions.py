@@ -48,14 +48,15 @@ _ASKS = {
         re.IGNORECASE,
     ),
 }
-# A message made of these words alone asks for the fields: "authors?", "year and DOI?"; and
-# "source?", "reference?" for the whole record (the words of `_WHOLE`).
+# A message made of these words alone asks for the fields they name: "authors?", "year and
+# DOI?"; "source?", "reference?" for the whole record.
 _FIELD_WORDS = {
-    "author": AUTHORS, "authors": AUTHORS, "year": YEAR, "date": YEAR, "doi": LINK,
-    "url": LINK, "link": LINK, "pdf": LINK,
-}  # fmt: skip
-_WHOLE = frozenset("source sources reference references ref refs citation citations bibtex".split())  # noqa: SIM905
-_FIELD_WORDS |= dict.fromkeys(_WHOLE, "")
+    "author": (AUTHORS,), "authors": (AUTHORS,), "year": (YEAR,), "date": (YEAR,),
+    "doi": (LINK,), "url": (LINK,), "link": (LINK,), "pdf": (LINK,),
+} | dict.fromkeys(
+    "source sources reference references ref refs citation citations bibtex".split(),  # noqa: SIM905
+    (AUTHORS, YEAR, LINK),
+)  # fmt: skip
 _FILLER = frozenset(("and", "the", "its", "their", "what", "about", "please", "whats", "s"))
 _IGNORED = _FILLER | STOPWORDS | frozenset(CHAT_WORDS.split())  # beside the fields' names
 
@@ -68,9 +69,7 @@ def record_fields(question: str) -> tuple[str, ...]:
     asked = {field for field, pattern in _ASKS.items() if pattern.search(question)}
     if names_only_fields(question):
         words = {w.lower() for w in CONTENT_WORD.findall(question)}
-        asked |= {_FIELD_WORDS[w] for w in words if w in _FIELD_WORDS}
-        if words & _WHOLE:  # "source?": the record's line, every field of it
-            asked |= {AUTHORS, YEAR, LINK}
+        asked |= {field for w in words if w in _FIELD_WORDS for field in _FIELD_WORDS[w]}
     return tuple(f for f in (AUTHORS, YEAR, LINK) if f in asked)
 
 

@@ -152,16 +152,19 @@ def _chat_aside(message: str) -> bool:
     other words then saying what the chat is about ("thanks, that's helpful", where "helpful"
     is a word of the papers): the judgement's bar decides, as for a pronoun."""
     words = {w.lower() for w in CONTENT_WORD.findall(message)}
-    return bool(words & _CHAT) and not is_question(message) and not asks_for_more(message)
+    return bool(words & _CHAT) and _asks_nothing(message)
 
 
 _CHAT = frozenset(CHAT_WORDS.split())
 
 
 def _asks_nothing_held(index: Index, message: str, terms: list[tuple[str, bool]]) -> bool:
-    """No question, no request for more, and none of its search `terms` in a paper."""
-    return (
-        not asks_for_more(message)
-        and not is_question(message)
-        and not any(len(documents_holding(index, t, name)) for t, name in terms)
+    """`_asks_nothing`, and none of its search `terms` in a paper."""
+    return _asks_nothing(message) and not any(
+        len(documents_holding(index, t, name)) for t, name in terms
     )
+
+
+def _asks_nothing(message: str) -> bool:
+    """No question and no request for more ("go on")."""
+    return not asks_for_more(message) and not is_question(message)

@@ -202,4 +202,3 @@ def test_an_answer_from_some_of_their_papers_says_they_have_others(
     assert answer.answer.split("\n")[0] == (
         "The collection holds 2 papers by Deng et al.; the answer is from the one on this question."
     )
-

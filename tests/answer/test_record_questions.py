@@ -165,7 +165,6 @@ def test_source_gets_the_record_and_the_talk_goes_on_about_that_paper(
     assert "source" not in (fix.standalone or ""), fix.standalone
 
 
-
 @pytest.mark.slow
 def test_the_page_s_history_resolves_a_record_line_to_its_paper(real_seed_index: Index) -> None:
     # The chat page keeps the answers' text alone: "Deng et al. (ConPress): its record gives
