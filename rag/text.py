@@ -157,7 +157,12 @@ _ABBREVIATIONS = {
     "mr.", "mrs.", "ms.", "prof.", "st.", "viz.", "w.r.t.", "ca.", "esp.",
 }  # fmt: skip
 _INITIALS = re.compile(r"(?:[A-Z]\.)+|(?:[a-z]\.){2,}")
-_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)|[。！？]+[”’」』）)]*")
+# A stop may carry a journal's reference numbers ("inducing ovulation.1 It is", "reported.2 3 A
+# recent study"), after a word and before the next sentence's capital.
+_END = re.compile(
+    r"[.!?]+[\"'”’)\]]*(?=\s)|[。！？]+[”’」』）)]*"
+    r"|(?<=[a-z)])\.\d{1,3}(?:[ ,–-]\d{1,3})*(?=\s+[A-Z])"
+)
 _OPENERS = "\"'“‘([{"
 _SPACE = re.compile(r"\s*")
 _WORD_WINDOW = 64

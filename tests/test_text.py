@@ -79,6 +79,23 @@ def test_split_sentences_does_not_split_before_lower_case() -> None:
     ]
 
 
+def test_split_sentences_ends_at_a_journals_reference_numbers() -> None:
+    # BMJ-style abstracts in SciFact: "ovulation.1 It is ...", "reported.2 3 A recent study"
+    text = (
+        "Clomifene is widely used for inducing ovulation.1 It is related to DES. Links have been "
+        "reported.2 3 A recent study found a risk.4–6 Its half life is 5.5 days. Version 2.1 Beta "
+        "was used."
+    )
+    assert split_sentences(text) == [
+        "Clomifene is widely used for inducing ovulation.1",
+        "It is related to DES.",
+        "Links have been reported.2 3",
+        "A recent study found a risk.4–6",
+        "Its half life is 5.5 days.",
+        "Version 2.1 Beta was used.",
+    ]
+
+
 def test_split_sentences_handles_chinese() -> None:
     assert split_sentences("我们提出了一种新方法。实验表明它有效！Code is public.") == [
         "我们提出了一种新方法。",

@@ -61,9 +61,11 @@ for _role, _names in {
 
 _PHRASES = sorted(_HEADINGS, key=len, reverse=True)  # longest first: "METHODS AND RESULTS"
 _PHRASE_RE = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _PHRASES)
-# A heading starts the text or a line, or follows the end of a sentence; then its separator.
+# A heading starts the text or a line, or follows the end of a sentence, maybe after Markdown's
+# heading marks ("### Methods and results", as abstracts scraped from HTML keep them); then its
+# separator.
 _HEADING = re.compile(
-    rf"(?:^|(?<=[.!?)\]\"”’:;])\s+|\n\s*)(?P<h>{_PHRASE_RE})(?P<sep>\s*:\s*|\.\s+|\s*[—–]\s*|\s+-\s+|\s*\n\s*|\s+)"
+    rf"(?:^|(?<=[.!?)\]\"”’:;])\s+|\n\s*)(?P<mark>#{{1,6}}[ \t]*)?(?P<h>{_PHRASE_RE})(?P<sep>\s*:\s*|\.\s+|\s*[—–]\s*|\s+-\s+|\s*\n\s*|\s+)"
     r"(?=\S)",
     re.IGNORECASE,
 )
@@ -130,7 +132,7 @@ def _kept_headings(abstract: str) -> list[re.Match[str]]:
     strong = [
         m
         for m in found
-        if ":" in m.group("sep") or "\n" in m.group("sep") or _is_caps(m.group("h"))
+        if ":" in m.group("sep") or "\n" in m.group("sep") or _is_caps(m.group("h")) or m["mark"]
     ]
     # "Importance Despite ... Conclusions and Relevance Among women ...": headings in title case
     # run into a sentence that opens with a capital, as PubMed text loses its line breaks.
@@ -140,7 +142,7 @@ def _kept_headings(abstract: str) -> list[re.Match[str]]:
     kept: list[re.Match[str]] = []
     for match in found:
         sep, caps = match.group("sep"), _is_caps(match.group("h"))
-        if ":" in sep or "\n" in sep:
+        if ":" in sep or "\n" in sep or match["mark"]:
             kept.append(match)
         elif not sep.strip():
             at_start = not abstract[: match.start("h")].strip()
@@ -176,15 +178,20 @@ def _sections(abstract: str, kept: list[re.Match[str]]) -> list[tuple[str | None
     if not kept:
         return [(None, abstract)]
     segments: list[tuple[str | None, str]] = []
-    head_text = abstract[: kept[0].start("h")].strip()
+    head_text = abstract[: _start(kept[0])].strip()
     if head_text:
         segments.append((None, head_text))
     for i, match in enumerate(kept):
-        end = kept[i + 1].start("h") if i + 1 < len(kept) else len(abstract)
+        end = _start(kept[i + 1]) if i + 1 < len(kept) else len(abstract)
         body = abstract[match.end() : end].strip()
         if body:
             segments.append((" ".join(match.group("h").lower().split()), body))
     return segments
+
+
+def _start(heading: re.Match[str]) -> int:
+    """Where a kept heading begins, its Markdown marks included."""
+    return heading.start("mark") if heading["mark"] else heading.start("h")
 
 
 def abstract_sentences(abstract: str) -> list[tuple[str, str | None]]:

@@ -196,6 +196,19 @@ def test_sentences_shown_never_carry_their_heading() -> None:
     assert [r for _, r in sentence_roles(text)] == ["objective", "result", "conclusion"]
 
 
+def test_markdown_heading_marks_go_with_their_heading() -> None:
+    # A SciFact abstract scraped from HTML: "... ovulation. ### Methods and results  Our ..."
+    text = (
+        "Little is known about the risk in boys. ### Methods and results  Our case-control study "
+        "was done in Denmark. ### Conclusions  We found no link."
+    )
+    assert abstract_sentences(text) == [
+        ("Little is known about the risk in boys.", None),
+        ("Our case-control study was done in Denmark.", None),
+        ("We found no link.", "conclusion"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("sentence", "fragment"),
     [
