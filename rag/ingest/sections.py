@@ -65,7 +65,8 @@ _PHRASE_RE = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _PHRASES)
 # heading marks ("### Methods and results", as abstracts scraped from HTML keep them); then its
 # separator.
 _HEADING = re.compile(
-    rf"(?:^|(?<=[.!?)\]\"”’:;])\s+|\n\s*)(?P<mark>#{{1,6}}[ \t]*)?(?P<h>{_PHRASE_RE})(?P<sep>\s*:\s*|\.\s+|\s*[—–]\s*|\s+-\s+|\s*\n\s*|\s+)"
+    rf"(?:^|(?<=[.!?)\]\"”’:;])\s+|\n\s*)(?P<mark>#{{1,6}}[ \t]*)?(?P<h>{_PHRASE_RE})"
+    r"(?P<sep>\s*:\s*|\.\s+|\s*[—–]\s*|\s+-\s+|\s*\n\s*|\s+)"
     r"(?=\S)",
     re.IGNORECASE,
 )
