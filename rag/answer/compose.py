@@ -74,14 +74,19 @@ _LIST = re.compile(
     re.IGNORECASE,
 )
 _DATASET = re.compile(
-    r"\b(?:which|what)\s+(?:\w+\s+)?(?:data\s*sets?|benchmarks?|corpora|corpus|tasks)\b"
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:data\s*sets?|benchmarks?|corpora|corpus)\b"
     r"|\b(?:evaluated|tested|trained|benchmarked)\s+on\s+what\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(
     r"^\s*how\s+many\b(?!\s+(?:papers?|works?|studies|articles|publications)\b)"
     r"|\bhow\s+much\s+(?:faster|slower|smaller|larger|bigger|less|more|memory|"
-    r"time|compute|speed\w*|accura\w*|better|worse)\b|\bby\s+how\s+much\b",
+    r"time|compute|speed\w*|accura\w*|better|worse)\b|\bby\s+how\s+much\b"
+    # "numbers?", "any figures?", "what numbers do they report?": asked of the papers shown
+    r"|^\s*(?:(?:and|so|ok|okay)\W+)?(?:(?:any|the|what|which|some|concrete|exact|hard|key|main)"
+    r"\s+){0,2}(?:numbers|figures|stats|statistics|numeric(?:al)?\s+results|quantitative\s+results)"
+    r"(?:\s+(?:do|did|does)\s+(?:they|it)\s+(?:report|give|get|show))?(?:\s*\([^()]*\))?"
+    r"\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 _METHOD = re.compile(
@@ -222,6 +227,7 @@ def choose(
     said: str = "",
     *,
     any_sentence: bool = False,
+    asked_of_it: bool = False,
 ) -> Choice | None:
     """Return the sentence of `ev`'s paper that answers `question`, of `kind` (None: none is
     about the question). A sentence already shown in `said` comes after every other one but
@@ -230,7 +236,9 @@ def choose(
     even when it is not about the question's words, unless one is ("what does the first one
     say about the KV cache?" gets the KV-cache sentence again rather than another).
     With `any_sentence` (a question on the paper with no topic of its own: "what did they
-    find?") every sentence is about it, and those of the role it wants come first.
+    find?") every sentence is about it, and those of the role it wants come first. With
+    `asked_of_it` (a follow-up asked of this paper: "limitations?" after ConPress) a question
+    on limitations is one of its own method, as when it names the method.
     The sentence may carry a `tie_sentence` to follow it."""
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
@@ -240,7 +248,7 @@ def choose(
     # them: the role the question wants, its words, where the sentence sits, ...
     cosines, shared, ranks = _ranked(question, relevance, ev, pairs)
     topic = topic_terms(relevance, method)
-    own = names_method(question, method)
+    own = asked_of_it or names_method(question, method)
     best: tuple[tuple[bool, bool, bool, bool, float], Choice] | None = None
     if any_sentence:  # it asks for nothing but a kind of sentence: that role's come first
         ranks = wanted_role_first(question, pairs, ranks)
@@ -520,7 +528,9 @@ def compose(
             if tie is not None:
                 ties.append(tie)
             continue
-        choice = choose(question, kind, relevance, ev, said, any_sentence=any_sentence)
+        choice = choose(
+            question, kind, relevance, ev, said, any_sentence=any_sentence, asked_of_it=every
+        )
         found = found or (
             choice is not None and (any_sentence or not _only_again(choice, relevance, ev, before))
         )

@@ -69,8 +69,8 @@ _ORD = rf"(?:{'|'.join(_ORDINALS)}|last|latter)"
 # A bare "the second" or "the other" ends its phrase: punctuation or a verb follows ("did the
 # second use?"), not a noun ("the first stage", "on the other hand").
 _ENDS_PHRASE = (
-    r"(?=\s*(?:[?.,;!]|$|['\u2019]s\b|\s+(?:did|does|do|is|was|has|had|uses?|used|propose[sd]?|"
-    r"shows?|reports?|finds?|found|says?|means?|claims?|achieves?|evaluates?)\b))"
+    r"(?=\s*(?:[?.,;:!\u2013\u2014]|\s-\s|$|['\u2019]s\b|\s+(?:did|does|do|is|was|has|had|uses?|used|"
+    r"propose[sd]?|shows?|reports?|finds?|found|says?|means?|claims?|achieves?|evaluates?)\b))"
 )
 # "the second one/paper/method", or a bare "the second".
 _ORDINAL_REF = re.compile(

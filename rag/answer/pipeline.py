@@ -593,10 +593,17 @@ def answer_stream(
         # Tiny models copy the source line's "Label:" prefix; the claim is what follows it.
         return checker.check(labels.sub("", sentence, count=1))
 
-    # The papers whose own method the question names ("what are the weaknesses of ConPress?"):
-    # asked its limitations, only a sentence that states one answers (rag/answer/limitations.py).
+    # The papers whose own method the question names ("what are the weaknesses of ConPress?")
+    # or that a follow-up is asked of ("limitations?" after ConPress): asked its limitations,
+    # only a sentence that states one answers (rag/answer/limitations.py).
+    asked_of_them = {p.id for p in condensed.papers}
     own_method = (
-        {ev.n for ev in evidence if names_method(asked, method_name(ev.hit.paper.abstract))}
+        {
+            ev.n
+            for ev in evidence
+            if ev.hit.paper.id in asked_of_them
+            or names_method(asked, method_name(ev.hit.paper.abstract))
+        }
         if kind is Kind.LIMITATION
         else set()
     )
@@ -790,6 +797,10 @@ def _condensed(
         # "and ICGNN — is it also about OOD?": a pronoun after a paper the message names, in a
         # clause of its own, refers to that paper, not to the last answer's.
         return asked_of(message, named)
+    if _topic_before_reference(index, message):
+        # "Going back to circuits — how are they certified?": a pronoun after a topic the
+        # message names in a clause of its own is that topic's, searched as typed.
+        return Condensed(message, message)
     if not (terms or refers_back(message) or asks_for_more(message) or asks_past_shown(message)):
         # "results?", "what else is in the library?", "how are you?": about the last answer's
         # papers unless it asks of none (rag/answer/topicless.py; None: the judgement cannot
@@ -822,6 +833,18 @@ def _named_before_reference(index: Index, message: str) -> tuple[Paper, ...]:
     before = message[: breaks[-1]]
     people = named_people(index, before)
     return papers_named(index, before) or (people.papers if people else ())
+
+
+def _topic_before_reference(index: Index, message: str) -> bool:
+    """Whether `message` names a topic of its own (words a search reads as its topic) in a
+    clause before the one with its first pointer at the last answer, and points back no
+    other way there ("back to the first — ...")."""
+    at = first_reference(message)
+    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(message, 0, at or 0)]
+    if not breaks:
+        return False
+    before = message[: breaks[-1]]
+    return bool(topic_spans(index, before)) and not refers_back(before)
 
 
 def _english_only(

@@ -282,3 +282,28 @@ def test_says_plainly_when_the_abstract_does_not_state_it(real_seed_index: Index
     assert result.citations and result.citations[0].hit.paper.authors[0] == "Wei Ju"
     assert "benchmark datasets" in result.answer  # what the abstract does say, cited
     assert prompts.ABSTAIN not in result.answer
+
+
+def test_which_tasks_is_not_which_datasets() -> None:
+    # "what tasks does it handle?" of CalM was told "does not state which datasets or
+    # benchmarks were used" above its sentence on behaviour decoding.
+    assert question_kind("what tasks does it handle (CalM)?") is not Kind.DATASET
+    assert question_kind("which datasets (CURE)?") is Kind.DATASET
+    assert question_kind("what benchmarks was TreePO evaluated on?") is Kind.DATASET
+
+
+@pytest.mark.slow
+def test_tasks_asked_of_a_paper_are_answered_from_its_sentences(real_seed_index: Index) -> None:
+    from rag import api
+
+    first = "foundation models for neuroscience data"
+    previous = api.ask(first, index=real_seed_index, backend=None)
+    history = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": previous.answer},
+    ]
+    answer = api.ask(
+        "what tasks does it handle?", index=real_seed_index, backend=None, history=history
+    )
+    assert "does not state" not in answer.answer, answer.answer
+    assert "decoding" in answer.answer, answer.answer

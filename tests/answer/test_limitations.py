@@ -98,3 +98,52 @@ def test_a_model_sentence_that_states_none_is_not_the_answer(real_seed_index: In
     first = answer.answer.splitlines()[0]
     assert first.startswith("The abstract of Deng et al.") and "does not state" in first
     assert answer.notice is not None  # the model's answer was replaced, and the page says so
+
+
+def _after(index: Index, first: str, then: str) -> api.Answer:
+    previous = api.ask(first, index=index, backend=None)
+    history = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": previous.answer},
+    ]
+    return api.ask(then, index=index, backend=None, history=history)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("then", ["limitations?", "any weaknesses?"])
+def test_a_terse_follow_up_on_limitations_is_of_the_papers_method(
+    real_seed_index: Index, then: str
+) -> None:
+    # A new user's "limitations?" after ConPress quoted "ConPress identify a reproducible ...
+    # phenomenon" as if it were one: asked of the paper, it is asked of its own method.
+    answer = _after(real_seed_index, "what is ConPress?", then)
+    first = answer.answer.splitlines()[0]
+    assert first.startswith("The abstract of Deng et al.") and "does not state" in first, (
+        answer.answer
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["numbers?", "any numbers?", "so, any hard numbers?", "what numbers do they report?", "stats"],
+)
+def test_a_terse_request_for_numbers_asks_for_a_number(question: str) -> None:
+    from rag.answer.compose import Kind, question_kind
+
+    assert question_kind(question) is Kind.NUMBER
+    assert question_kind(f"{question.rstrip('?')} (ConPress)?") is Kind.NUMBER
+
+
+def test_numbers_as_a_topic_word_is_not_a_request_for_them() -> None:
+    from rag.answer.compose import Kind, question_kind
+
+    assert question_kind("which papers handle large numbers of clients?") is Kind.LIST
+    assert question_kind("numbers of clients in federated learning") is not Kind.NUMBER
+
+
+@pytest.mark.slow
+def test_numbers_after_an_answer_quote_the_sentence_with_them(real_seed_index: Index) -> None:
+    # "numbers?" after ConPress and LDPVR gave the sentence on how ConPress builds its prompts.
+    first = "which papers discuss compression of chain-of-thought reasoning?"
+    answer = _after(real_seed_index, first, "numbers?")
+    assert "59%" in answer.answer, answer.answer

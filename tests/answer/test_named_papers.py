@@ -132,3 +132,39 @@ def test_a_pronoun_after_a_paper_the_message_names_is_that_paper(
         follow_up, index=real_seed_index, backend="extractive", history=[(first, answer)]
     )
     assert set(first_authors(second)) == authors, (second.standalone, second.answer)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("follow_up", "authors"),
+    [
+        # before: searched "Going back to circuits — how are D'Angelo et al. and Yüksel
+        # certified?" and answered from the induction-head papers
+        ("Going back to circuits — how are they certified?", {"Alaa Anani"}),
+        ("ok, and on federated unlearning: how do they make it fast?", {"Canran Xiao"}),
+    ],
+)
+def test_a_pronoun_after_a_topic_the_message_names_is_that_topics(
+    real_seed_index: Index, follow_up: str, authors: set[str]
+) -> None:
+    first = "how do transformers learn induction heads on Markov chains?"
+    answer = api.ask(first, index=real_seed_index, backend="extractive")
+    second = api.ask(
+        follow_up, index=real_seed_index, backend="extractive", history=[(first, answer)]
+    )
+    assert set(first_authors(second)) == authors, (second.standalone, second.answer)
+
+
+@pytest.mark.slow
+def test_a_bare_ordinal_before_a_dash_points_back(real_seed_index: Index) -> None:
+    # "Back to the first — does it ...?" after fairness papers was asked of the second one
+    first = "What does the collection have on fairness?"
+    answer = api.ask(first, index=real_seed_index, backend="extractive")
+    shown = first_authors(answer)
+    second = api.ask(
+        "Back to the first — does it need sensitive attributes in the target domain?",
+        index=real_seed_index,
+        backend="extractive",
+        history=[(first, answer)],
+    )
+    assert first_authors(second) == shown[:1], (second.standalone, second.answer)
