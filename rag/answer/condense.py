@@ -52,7 +52,7 @@ from rag.answer.record_questions import names_only_fields, record_fields
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
 from rag.ingest.naming import method_name
-from rag.ingest.wanted import question_tags
+from rag.ingest.wanted import Want, question_tags, wanted
 from rag.records import Paper
 from rag.text import CONTENT_WORD, content_stems, split_sentences
 
@@ -481,6 +481,14 @@ def _asked_on_its_own(turns: Sequence[Turn], last: Turn) -> Turn:
     return last
 
 
+def _asked_what_they_propose(turns: Sequence[Turn], last: Turn) -> bool:
+    """Whether `last` followed up on earlier papers asking what they propose or how it works
+    ("what do they propose instead?"): a later "it" is what they propose, the papers' own
+    ("does it work in practice?" of CPO), not the topic asked before."""
+    typed = last.typed or last.question
+    return _asked_on_its_own(turns, last) is not last and wanted(typed) is Want.DEFINITION
+
+
 def _with_topic(question: str, span: tuple[int, int], topic: str) -> str:
     """`question` with the pronoun at `span` ("it", "its") replaced by `topic`."""
     possessive = question[span[0] : span[1]].lower() == "its"
@@ -701,7 +709,12 @@ def rule_rewrite(
             return Condensed(topic.question, question, "rule", excluded=tuple(papers))
         papers = others or papers
     it = _topic_it(text, numbers)
-    asks_topic = it is not None and not the_others and not record_fields(question)
+    asks_topic = (
+        it is not None
+        and not the_others
+        and not record_fields(question)
+        and not _asked_what_they_propose(turns, last)
+    )
     subject = _topic_of(_asked_on_its_own(turns, last), topic_spans) if asks_topic else None
     if it is not None and subject:
         # "privacy" or "what do we know about grokking?", then "how is it protected?", "why

@@ -821,3 +821,19 @@ def test_how_that_is_fixed_is_asked_of_the_answer_that_said_it(real_seed_index: 
         )
         assert first_authors(second) == ["wenlong deng"], (follow_up, second.answer)
         assert "stabilizes training" in second.answer, (follow_up, second.answer)
+
+
+def test_it_after_asking_what_they_propose_is_what_they_propose() -> None:
+    # "is DPO equivalent to RLHF?", "what do they propose instead?" (CPO), then "does it work
+    # in practice?" was searched as "does DPO equivalent to RLHF work in practice?".
+    first = Turn("any work on model design?", "AlphaNet says [1].", (ALPHA,))
+    second = Turn("what do AlphaNet propose instead?", "AlphaNet propose X [1].", (ALPHA,),
+                  "what do they propose instead?")  # fmt: skip
+    result = rule_rewrite("does it work in practice?", [first, second])
+    assert result.question == "does AlphaNet work in practice?"
+    # after what they found, "it" is still the topic asked on its own
+    found = Turn(
+        "what did AlphaNet find?", "AlphaNet found Y [1].", (ALPHA,), "what did they find?"
+    )
+    result = rule_rewrite("does it work in practice?", [first, found])
+    assert result.question == "does model design work in practice (AlphaNet)?"
