@@ -458,7 +458,7 @@ FRAME_WORDS = with_spelling_variants(
     something know show shows finds give list collection literature new novel look looking
     topic topics question questions please sort sorts type types exist exists existing get got
     like tricks gist overview summary summarize point insight insights now different another
-    next switch switching change subject instead back going return returning also else wondering
+    next switch switching change subject instead also else wondering
     curious describe explain discuss discusses discussed argue argues argued suggest suggests
     suggested believe believes mention mentions mentioned mentioning best good better top popular
     favourite favorite recommend recommended interesting many proposes done
