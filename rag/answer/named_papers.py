@@ -75,18 +75,25 @@ def papers_named(index: Index, text: str) -> tuple[Paper, ...]:
     return tuple(_named_in(index, text)[0].values())
 
 
+def named_and_rest(
+    index: Index, question: str, filters: Filters | None = None
+) -> tuple[tuple[Paper, ...], str]:
+    """Return the papers `question` names (that have an abstract and pass `filters`), in the
+    order named, and the question without their names."""
+    papers, spans = _named_in(index, question, filters)
+    rest = question
+    for start, end in reversed(spans):
+        rest = rest[:start] + rest[end:]
+    return tuple(papers.values()), " ".join(rest.split())
+
+
 def named_papers(
     index: Index, question: str, filters: Filters | None = None
 ) -> tuple[tuple[Paper, ...], str] | None:
     """Return the papers `question` names, when two or more, and the question without their
     names (None: it names fewer than two that have an abstract and pass `filters`)."""
-    papers, spans = _named_in(index, question, filters)
-    if len(papers) < 2:
-        return None
-    rest = question
-    for start, end in reversed(spans):
-        rest = rest[:start] + rest[end:]
-    return tuple(papers.values()), " ".join(rest.split())
+    papers, rest = named_and_rest(index, question, filters)
+    return (papers, rest) if len(papers) >= 2 else None
 
 
 def asked_of_named(index: Index, question: str, filters: Filters | None = None) -> Condensed | None:

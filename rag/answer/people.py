@@ -32,6 +32,7 @@ from rag import prompts
 from rag.answer.abstention import decide, question_terms
 from rag.answer.condense import Condensed
 from rag.answer.continuation import among, continues
+from rag.answer.named_papers import named_and_rest
 from rag.answer.topicless import asks_no_paper
 from rag.index.catalog import per_catalog
 from rag.index.paper_index import Index
@@ -237,6 +238,29 @@ def asked_of_people(
             among=len(papers),
         )
     return Condensed(question, question, "people", papers, pick=rest, who=who)
+
+
+def asked_of_people_and_named(
+    index: Index, question: str, settings: Settings, filters: Filters | None = None
+) -> Condensed | None:
+    """`question` asked of the papers of the people it names and of those it names by method
+    ("how do CELL and MAI & Loubes differ on fairness?"), each of which gets its line (None: it
+    does not name both). Judged with the method's name in its words, the people's paper was
+    left out for not holding "CELL", and the answer said no paper of theirs was about it. Of
+    several papers of theirs, those `asked_of_people` picks on the question without the method
+    names ("Deng et al. and TreePO on GRPO": the Deng et al. paper on GRPO)."""
+    people = named_people(index, question)
+    if people is None:
+        return None
+    named, _ = named_and_rest(index, people.rest, filters)
+    theirs = {p.id for p in people.papers}
+    others = [p for p in named if p.id not in theirs]
+    _, without = named_and_rest(index, question, filters)
+    asked = asked_of_people(index, without, settings, filters) if others else None
+    if asked is None:
+        return None
+    _, rest = named_and_rest(index, people.rest, filters)
+    return Condensed(question, question, "papers", (*asked.papers, *others), asked=rest or None)
 
 
 def others_of_theirs(condensed: Condensed, shown: int) -> str | None:

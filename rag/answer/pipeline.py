@@ -64,7 +64,13 @@ from rag.answer.language import (
 from rag.answer.limitations import names_method
 from rag.answer.named_papers import asked_of_named, papers_named
 from rag.answer.overview import no_topic
-from rag.answer.people import asked_of_people, named_people, others_of_theirs, their_papers
+from rag.answer.people import (
+    asked_of_people,
+    asked_of_people_and_named,
+    named_people,
+    others_of_theirs,
+    their_papers,
+)
 from rag.answer.record_questions import (
     names_no_paper,
     names_only_fields,
@@ -330,9 +336,11 @@ def answer_stream(
     if condensed.method == "as-is":
         # "Which papers has Wei Ju co-authored?", "what do Ju et al. find?": about the papers of
         # the people it names, read from the collection's own authors (rag/answer/people.py).
-        # "ConPress vs LDPVR": about the papers it names (rag/answer/named_papers.py).
+        # "ConPress vs LDPVR": about the papers it names (rag/answer/named_papers.py); "CELL vs
+        # MAI & Loubes" about both.
         condensed = (
-            asked_of_people(index, condensed.question, settings, filters)
+            asked_of_people_and_named(index, condensed.question, settings, filters)
+            or asked_of_people(index, condensed.question, settings, filters)
             or asked_of_named(index, condensed.question, filters)
             or condensed
         )

@@ -202,3 +202,24 @@ def test_an_answer_from_some_of_their_papers_says_they_have_others(
     assert answer.answer.split("\n")[0] == (
         "The collection holds 2 papers by Deng et al.; the answer is from the one on this question."
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "authors"),
+    [
+        # before: "No paper by MAI & Loubes in the collection is about this", above CELL alone
+        (
+            "how do CELL and MAI & Loubes differ in their approach to fairness?",
+            {"Xiaoyi MAI", "Hourun Li"},
+        ),
+        # of the two Deng et al. papers, the one on GRPO (not ConPress)
+        ("what do Deng et al. and TreePO say about GRPO?", {"wenlong deng", "Yizhi Li"}),
+    ],
+)
+def test_people_and_a_method_named_together_are_both_asked(
+    real_seed_index: Index, question: str, authors: set[str]
+) -> None:
+    answer = api.ask(question, index=real_seed_index, backend="extractive")
+    assert {c.hit.paper.authors[0] for c in answer.citations} == authors, answer.answer
+    assert "No paper by" not in answer.answer, answer.answer
