@@ -380,9 +380,9 @@ def decided_by_a_side(
     index: Index, question: str, hits: list[Hit], threshold: float, whole: Decision
 ) -> Decision:
     """Return `whole`, the decision on `question`, or, when it is not answerable, the decision
-    on one of its `alternatives` ("X or Y", "X vs Y") that is, on its own words over the same
-    `hits` ("what do these papers say about privacy or safety?": the collection has a paper on
-    the question when it has one on a side, as `paper_choice.judge` reads its papers). The
+    on one of its `sides` ("X or Y", "X vs Y", "a survey on X") that is, on its own words over
+    the same `hits` ("what do these papers say about privacy or safety?": the collection has a
+    paper on the question when it has one on a side, as `paper_choice.judge` reads its papers). The
     answer's own decision weighs the sides; the judgements fitted on the whole question's
     decision (a follow-up's, a choice's) do not.
     """
@@ -391,7 +391,7 @@ def decided_by_a_side(
     count = len(question_terms(index, question))
     answerable = (
         side
-        for part in alternatives(question)
+        for part in sides(index, question)
         if 0 < len(question_terms(index, part)) < count
         and (side := decide(index, part, hits, threshold)).answerable
     )
@@ -402,6 +402,30 @@ def alternatives(question: str) -> list[str]:
     """The parts of a question joined by "or", "vs" or "versus" (none when it has one part)."""
     parts = [part for part in _ALTERNATIVES.split(question) if part.strip()]
     return parts if len(parts) > 1 else []
+
+
+# "a survey on X", "a talk about X": a word then what it is on.
+_ON_TOPIC = re.compile(r"\s+(?:on|about)\s+(?=\w)", re.IGNORECASE)
+
+
+def sides(index: Index, question: str) -> list[str]:
+    """The parts of `question` that may each be answered on their own words: its
+    `alternatives`, and what follows a word no paper holds before "on" or "about" ("I'm writing
+    a survey on efficient reasoning": no abstract says "survey", many are on efficient
+    reasoning; the answer says that no paper uses "survey")."""
+    found = alternatives(question)
+    bm25 = index.bm25()
+    for match in _WORD.finditer(question):
+        on = _ON_TOPIC.match(question, match.end())
+        word = match.group()
+        if (
+            on
+            and not only_asks(word.lower())
+            and not _is_name(word, match.start() == 0)
+            and not any_paper_holds(index, bm25.stem(word))
+        ):
+            found.append(question[on.end() :])
+    return found
 
 
 def long_and_close(found: Signals) -> bool:

@@ -32,12 +32,12 @@ import numpy as np
 from rag.answer.abstention import (
     BM25_K1,
     Decision,
-    alternatives,
     asked_without,
     documents_holding,
     idf,
     logistic,
     question_terms,
+    sides,
     term_coverage,
 )
 from rag.index.paper_index import Index
@@ -175,7 +175,8 @@ def judge(
     """Return each hit with the probability that it addresses `question`, in the hits' order.
 
     A question naming alternatives ("group fairness or equalized odds", "DPO vs RLHF") is
-    addressed by a paper on either: each alternative is judged on its own words too, and a
+    addressed by a paper on either, one framed by a word no paper holds ("a survey on X") by a
+    paper on X (`abstention.sides`): each side is judged on its own words too, and a
     paper takes the best of those, provided the whole question gives it at least
     `LEAST_FOR_ALTERNATIVE` (a paper on "privacy" alone does not answer "security or privacy
     of federated clients").
@@ -193,10 +194,10 @@ def alternative_probabilities(
     terms: list[tuple[str, bool]],
     decision: Decision,
 ) -> np.ndarray:
-    """Each hit's best probability on one of the question's `alternatives`, judged on that
-    alternative's own words (0 without alternatives), as `judge` weighs it."""
+    """Each hit's best probability on one of the question's `sides`, judged on that side's own
+    words (0 without sides), as `judge` weighs it."""
     best = np.zeros(len(hits))
-    for words in alternatives(question):
+    for words in sides(index, question):
         own = question_terms(index, words)
         if own and len(own) < len(terms):
             best = np.maximum(best, probabilities(features(index, words, hits, own, decision)))

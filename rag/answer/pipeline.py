@@ -19,10 +19,10 @@ from rag import prompts
 from rag.answer import paper_choice
 from rag.answer.abstention import (
     Decision,
-    alternatives,
     decide,
     decided_by_a_side,
     question_terms,
+    sides,
     term_rarity,
     topic_spans,
     without_situation_words,
@@ -1094,11 +1094,11 @@ def _closing_quote_kept_if_opened(text: str) -> str:
 
 
 def _one_side_held(index: Index, question: str) -> bool:
-    """Whether one of the question's alternatives ("X or Y", "X vs Y") has every topic word in
-    some paper, as the alternatives `paper_choice.judge` weighs on their own ("or not" has none)."""
+    """Whether one of the question's sides ("X or Y", "X vs Y", "a survey on X") has every topic
+    word in some paper, as `paper_choice.judge` weighs them on their own ("or not" has none)."""
     return any(
         question_terms(index, part) and not words_no_paper_holds(index, part)
-        for part in alternatives(question)
+        for part in sides(index, question)
     )
 
 

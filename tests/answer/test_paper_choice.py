@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rag import api, prompts
-from rag.answer.abstention import question_terms, words_no_paper_holds
+from rag.answer.abstention import question_terms, sides, words_no_paper_holds
 from rag.index.paper_index import Index
 
 GNN_PAPERS = {"Wei Ju", "Hourun Li", "Yifan Wang", "Yumeng Zhao"}
@@ -164,6 +164,24 @@ def test_a_question_with_one_side_held_is_not_answered_as_the_nearest(
     # Both sides unheld ("polysemantic" or nothing): still only the nearest.
     alone = api.ask("polysemantic neurons or not?", index=real_seed_index, backend=None)
     assert alone.answer.startswith(prompts.NEAREST_ONLY.format(words="“polysemantic”"))
+
+
+@pytest.mark.slow
+def test_a_word_no_paper_holds_before_on_frames_the_topic(real_seed_index: Index) -> None:
+    # "I'm writing a survey on efficient reasoning, what should I read?" said the collection had
+    # no paper on it: no abstract says "survey", and the word weighed against the rest.
+    answer = api.ask(
+        "I'm writing a survey on efficient reasoning, what should I read?",
+        index=real_seed_index,
+        backend=None,
+    )
+    assert not answer.abstained, answer.answer
+    assert {"Yizhi Li", "Jie Deng"} <= {c.hit.paper.authors[0] for c in answer.citations}
+    assert answer.answer.startswith(prompts.NO_PAPER_USES.format(words="“survey”"))
+    # what follows a word the papers hold is no side of its own; nor is an off-topic object
+    assert sides(real_seed_index, "attacks on federated learning") == []
+    off = api.ask("what's the weather on Mars?", index=real_seed_index, backend=None)
+    assert off.abstained, off.answer
 
 
 @pytest.mark.slow
