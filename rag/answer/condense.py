@@ -611,6 +611,21 @@ def asks_for_more(question: str) -> bool:
     return not _own_words(question) and bool(words & _MORE)
 
 
+# "anything on safety?", "ok, any work on DPO?", "is there anything about X?": the collection's
+# papers on X are asked for, whatever the last answer was about.
+_ANY_ON = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|so|and|also|well|hmm|thanks|great|cool|now)\W+)*"
+    r"(?:(?:is|are)\s+there\s+)?any(?:thing|\s+(?:papers?|work|works|studies|research|articles))"
+    r"\s+(?:on|about|regarding)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_any(question: str) -> bool:
+    """Whether `question` asks the collection for anything on a topic ("anything on safety?")."""
+    return bool(_ANY_ON.search(question))
+
+
 def asks_past_shown(question: str) -> bool:
     """Return whether `question` asks for papers besides those just shown (`_PAST_SHOWN`), not
     for more of them: it points at them by no pronoun ("what else did they find?", "how does it

@@ -41,6 +41,7 @@ from rag.answer.condense import (
     Condensed,
     Resolver,
     asked_of,
+    asks_for_any,
     asks_for_more,
     asks_past_shown,
     condense,
@@ -398,6 +399,9 @@ def answer_stream(
         paper_bar = settings.paper_probability
         if (
             previous
+            # "anything on safety?" asks the collection (it was asked of the long-context paper
+            # just shown, quoting its "brittle position dependencies")
+            and not asks_for_any(condensed.original)
             and continues(index, query, previous, hits, terms, own, settings.continue_probability)
             and not asks_the_collection(index, query, previous, hits, terms, own, paper_bar)
         ):
@@ -846,13 +850,23 @@ def _named_before_reference(index: Index, message: str) -> tuple[Paper, ...]:
 def _topic_before_reference(index: Index, message: str) -> bool:
     """Whether `message` names a topic of its own (words a search reads as its topic) in a
     clause before the one with its first pointer at the last answer, and points back no
-    other way there ("back to the first — ...")."""
+    other way there ("back to the first — ...") nor compares ("Compared to GRPO, is this ...")."""
     at = first_reference(message)
     breaks = [m.start() for m in _CLAUSE_BREAK.finditer(message, 0, at or 0)]
     if not breaks:
         return False
     before = message[: breaks[-1]]
-    return bool(topic_spans(index, before)) and not refers_back(before)
+    return (
+        bool(topic_spans(index, before))
+        and not refers_back(before)
+        and not _COMPARED.search(before)
+    )
+
+
+# "Compared to GRPO, is this cheaper?": what the clause names is what "this" is compared with.
+_COMPARED = re.compile(
+    r"\b(?:compared?|comparison|relative|versus|vs|than|unlike|like|against|contrast)\b", re.I
+)
 
 
 def _english_only(

@@ -98,6 +98,26 @@ def test_an_off_topic_message_after_an_answer_still_abstains(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("second", "gold"),
+    [
+        # before: asked of the long-context paper, quoting its "brittle position dependencies"
+        ("anything on safety?", None),
+        ("ok, any work on federated unlearning?", "Canran Xiao"),
+    ],
+)
+def test_anything_on_a_topic_after_an_answer_asks_the_collection(
+    real_seed_index: Index, second: str, gold: str | None
+) -> None:
+    _, two = chat(real_seed_index, ["what benchmarks are used for long context?", second])
+    assert two.standalone is None, two.standalone
+    if gold is None:
+        assert two.abstained, two.answer
+    else:
+        assert first_authors(two) == [gold], two.answer
+
+
+@pytest.mark.slow
 def test_a_follow_up_its_paper_says_nothing_about_says_so(real_seed_index: Index) -> None:
     _, two = chat(real_seed_index, ["deep BSDE solvers for PDEs", "any experimental results?"])
     assert first_authors(two) == ["Jaemin Seo"]
