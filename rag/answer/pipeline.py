@@ -19,6 +19,7 @@ from rag import prompts
 from rag.answer import paper_choice
 from rag.answer.abstention import (
     Decision,
+    any_paper_holds,
     decide,
     decided_by_a_side,
     question_terms,
@@ -848,16 +849,17 @@ def _named_before_reference(index: Index, message: str) -> tuple[Paper, ...]:
 
 
 def _topic_before_reference(index: Index, message: str) -> bool:
-    """Whether `message` names a topic of its own (words a search reads as its topic) in a
+    """Whether `message` names a topic of its own (a word of its topic that a paper holds) in a
     clause before the one with its first pointer at the last answer, and points back no
-    other way there ("back to the first — ...") nor compares ("Compared to GRPO, is this ...")."""
+    other way there ("back to the first — ...") nor compares ("Compared to GRPO, is this ...");
+    "ok in English: what is its main contribution?" names no topic of the papers'."""
     at = first_reference(message)
     breaks = [m.start() for m in _CLAUSE_BREAK.finditer(message, 0, at or 0)]
     if not breaks:
         return False
     before = message[: breaks[-1]]
     return (
-        bool(topic_spans(index, before))
+        any(any_paper_holds(index, term) for term, _ in question_terms(index, before))
         and not refers_back(before)
         and not _COMPARED.search(before)
     )

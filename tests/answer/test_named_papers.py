@@ -168,3 +168,21 @@ def test_a_bare_ordinal_before_a_dash_points_back(real_seed_index: Index) -> Non
         history=[(first, answer)],
     )
     assert first_authors(second) == shown[:1], (second.standalone, second.answer)
+
+
+@pytest.mark.slow
+def test_a_clause_naming_no_topic_of_the_papers_leaves_the_pronoun_to_the_last_answer(
+    real_seed_index: Index,
+) -> None:
+    # "ok in English: what is its main contribution?" after a Chinese turn: "English" is in no
+    # paper, so "its" is still the continual-learning paper (the trial replay caught it).
+    turns = [
+        "What papers deal with continual learning?",
+        "它的主要贡献是什么？",  # noqa: RUF001
+        "ok in English: what is its main contribution?",
+    ]
+    history: list[tuple[str, api.Answer]] = []
+    for turn in turns:
+        answer = api.ask(turn, index=real_seed_index, backend="extractive", history=history)
+        history.append((turn, answer))
+    assert first_authors(answer) == ["Guanglong Sun"], (answer.standalone, answer.answer)
