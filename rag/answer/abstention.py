@@ -410,9 +410,10 @@ _ON_TOPIC = re.compile(r"\s+(?:on|about)\s+(?=\w)", re.IGNORECASE)
 
 def sides(index: Index, question: str) -> list[str]:
     """The parts of `question` that may each be answered on their own words: its
-    `alternatives`, and what follows a word no paper holds before "on" or "about" ("I'm writing
-    a survey on efficient reasoning": no abstract says "survey", many are on efficient
-    reasoning; the answer says that no paper uses "survey")."""
+    `alternatives`, and what follows a word no paper holds that may frame the question before
+    "on" or "about" (`topic_words.may_frame`: "I'm writing a survey on efficient reasoning": no
+    abstract says "survey", many are on efficient reasoning, and the answer says that no paper
+    uses "survey"; not "the seasons on Earth")."""
     found = alternatives(question)
     bm25 = index.bm25()
     for match in _WORD.finditer(question):
@@ -423,6 +424,7 @@ def sides(index: Index, question: str) -> list[str]:
             and not only_asks(word.lower())
             and not _is_name(word, match.start() == 0)
             and not any_paper_holds(index, bm25.stem(word))
+            and topic_words.may_frame(index, word)
         ):
             found.append(question[on.end() :])
     return found

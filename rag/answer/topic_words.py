@@ -38,16 +38,30 @@ def weights() -> dict[str, Any]:
     return fitted_weights(WEIGHTS)
 
 
-# Judged words, per embedder (an index opened with another embedder judges afresh).
-_judged: weakref.WeakKeyDictionary[Any, dict[str, bool]] = weakref.WeakKeyDictionary()
+# Judged words' probabilities, per embedder (an index opened with another embedder judges
+# afresh); None where the weights cannot read its vectors.
+_judged: weakref.WeakKeyDictionary[Any, dict[str, float | None]] = weakref.WeakKeyDictionary()
 
 
-def names_topic(index: Index, word: str) -> bool:
-    """Return whether `word` may name a question's topic (True when the weights cannot tell)."""
+def _probability(index: Index, word: str) -> float | None:
     judged = _judged.setdefault(index.embedder, {})
     low = word.lower()
     if low not in judged:
         fitted = weights()
         logit = vectors_logit(index, readings(low), fitted["coef"], fitted["intercept"])
-        judged[low] = logit is None or 1.0 / (1.0 + math.exp(-logit)) >= fitted["bar"]
+        judged[low] = None if logit is None else 1.0 / (1.0 + math.exp(-logit))
     return judged[low]
+
+
+def names_topic(index: Index, word: str) -> bool:
+    """Return whether `word` may name a question's topic (True when the weights cannot tell)."""
+    p = _probability(index, word)
+    return p is None or p >= weights()["bar"]
+
+
+def may_frame(index: Index, word: str) -> bool:
+    """Return whether `word`, no paper's, before "on"/"about" may be the asker's frame ("a
+    survey on X", "a tutorial about X") rather than the topic ("the seasons on Earth"): below
+    the bar that keeps 90% of the fitting topic words (False when the weights cannot tell)."""
+    p = _probability(index, word)
+    return p is not None and p < weights()["framed_bar"]

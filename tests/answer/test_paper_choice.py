@@ -178,8 +178,10 @@ def test_a_word_no_paper_holds_before_on_frames_the_topic(real_seed_index: Index
     assert not answer.abstained, answer.answer
     assert {"Yizhi Li", "Jie Deng"} <= {c.hit.paper.authors[0] for c in answer.citations}
     assert answer.answer.startswith(prompts.NO_PAPER_USES.format(words="“survey”"))
-    # what follows a word the papers hold is no side of its own; nor is an off-topic object
+    # what follows a word the papers hold is no side of its own, nor what follows a topic word
+    # no paper holds ("seasons": the off-topic question was answered from "Earth")
     assert sides(real_seed_index, "attacks on federated learning") == []
+    assert sides(real_seed_index, "What causes the seasons on Earth?") == []
     off = api.ask("what's the weather on Mars?", index=real_seed_index, backend=None)
     assert off.abstained, off.answer
 

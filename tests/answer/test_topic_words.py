@@ -95,3 +95,16 @@ def test_a_number_in_words_is_no_missing_topic(real_seed_index: Index) -> None:
     answer = answered(real_seed_index, question)
     assert "five" not in answer.answer.split("[")[0], answer.answer
     assert answer.citations[0].hit.paper.authors[0] == "Francesco D'Angelo", answer.answer
+
+
+@pytest.mark.slow
+def test_a_kind_of_writing_may_frame_a_question_a_topic_word_may_not(
+    real_seed_index: Index,
+) -> None:
+    # "I'm writing a survey on efficient reasoning": "survey" (0.53) names no topic of the
+    # papers' sure enough to weigh against "efficient reasoning"; "seasons" (0.94) does.
+    assert topic_words.may_frame(real_seed_index, "survey")
+    assert topic_words.may_frame(real_seed_index, "tutorial")
+    assert not topic_words.may_frame(real_seed_index, "seasons")
+    assert not topic_words.may_frame(real_seed_index, "hallucination")
+    assert topic_words.weights()["framed_bar"] > topic_words.weights()["bar"]
