@@ -458,10 +458,10 @@ FRAME_WORDS = with_spelling_variants(
     something know show shows finds give list collection literature new novel look looking
     topic topics question questions please sort sorts type types exist exists existing get got
     like tricks gist overview summary summarize point insight insights now different another
-    next switch switching change subject instead also else wondering
-    curious describe explain discuss discusses discussed argue argues argued suggest suggests
-    suggested believe believes mention mentions mentioned mentioning best good better top popular
-    favourite favorite recommend recommended interesting many proposes done
+    next switch switching change subject instead also else wondering curious describe explain
+    discuss discusses discussed argue argues argued suggest suggests suggested believe believes
+    mention mentions mentioned mentioning best good better top popular favourite favorite
+    recommend recommended interesting many proposes done
     """.split()  # noqa: SIM905  # a word list reads better as text
     + ASKING_WORDS.split()
     + CHAT_WORDS.split()

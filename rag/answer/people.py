@@ -252,14 +252,13 @@ def asked_of_people_and_named(
     people = named_people(index, question)
     if people is None:
         return None
-    named, _ = named_and_rest(index, people.rest, filters)
+    named, rest = named_and_rest(index, people.rest, filters)
     theirs = {p.id for p in people.papers}
     others = [p for p in named if p.id not in theirs]
     _, without = named_and_rest(index, question, filters)
     asked = asked_of_people(index, without, settings, filters) if others else None
     if asked is None:
         return None
-    _, rest = named_and_rest(index, people.rest, filters)
     return Condensed(question, question, "papers", (*asked.papers, *others), asked=rest or None)
 
 

@@ -126,12 +126,13 @@ def test_a_follow_up_naming_another_paper_asks_it_too(
 def test_a_pronoun_after_a_paper_the_message_names_is_that_paper(
     real_seed_index: Index, follow_up: str, authors: set[str]
 ) -> None:
-    first = "What is CLINIC?"
-    answer = api.ask(first, index=real_seed_index, backend="extractive")
-    second = api.ask(
-        follow_up, index=real_seed_index, backend="extractive", history=[(first, answer)]
-    )
+    second = _asked_after(real_seed_index, "What is CLINIC?", follow_up)
     assert set(first_authors(second)) == authors, (second.standalone, second.answer)
+
+
+def _asked_after(index: Index, first: str, follow_up: str) -> api.Answer:
+    answer = api.ask(first, index=index, backend="extractive")
+    return api.ask(follow_up, index=index, backend="extractive", history=[(first, answer)])
 
 
 @pytest.mark.slow
@@ -148,10 +149,7 @@ def test_a_pronoun_after_a_topic_the_message_names_is_that_topics(
     real_seed_index: Index, follow_up: str, authors: set[str]
 ) -> None:
     first = "how do transformers learn induction heads on Markov chains?"
-    answer = api.ask(first, index=real_seed_index, backend="extractive")
-    second = api.ask(
-        follow_up, index=real_seed_index, backend="extractive", history=[(first, answer)]
-    )
+    second = _asked_after(real_seed_index, first, follow_up)
     assert set(first_authors(second)) == authors, (second.standalone, second.answer)
 
 
