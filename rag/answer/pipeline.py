@@ -422,6 +422,7 @@ def answer_stream(
     nearest_only: str | None = (
         None  # a question one paper answers alone has topic words no paper holds
     )
+    mere_nearest = False  # and its papers are only the nearest (no side of it is theirs)
     if condensed.pick is not None:
         # "Which of them is about fairness?", "Are any of them ...?": the per-paper judgement on
         # the question's own words picks among the papers referred to; when none qualifies, the
@@ -464,18 +465,20 @@ def answer_stream(
             # so they are no mere nearest; that no paper writes "safety" is still worth saying.
             nearest_only = prompts.NO_PAPER_USES.format(words=_quoted(unheld))
         elif unheld and not decision.answerable:
-            nearest_only = prompts.NEAREST_ONLY.format(words=_quoted(unheld))
+            nearest_only, mere_nearest = prompts.NEAREST_ONLY.format(words=_quoted(unheld)), True
         elif relevant and max(chance.values()) < settings.paper_probability:
             # "do larger models always reason better?": every word is common in the collection,
             # yet no paper is judged to be on the question (on SciFact, 6 of the 7 claims
             # answered so had none of their papers shown).
-            nearest_only = prompts.NEAREST_WEAK
+            nearest_only, mere_nearest = prompts.NEAREST_WEAK, True
     # "What about the others?": judged as the set's question was, less the papers shown then.
     shown_before = {p.id for p in condensed.excluded}
     if shown_before:
         relevant = [h for h in relevant if h.paper.id not in shown_before]
         hits = [h for h in hits if h.paper.id not in shown_before]
-    if fields and relevant and not outside:  # "who are the authors of the paper on X?"
+    if fields and relevant and not outside and not mere_nearest:
+        # "who are the authors of the paper on X?"; not of papers that are only the nearest
+        # ("Who invented backpropagation?": their authors would read as the answer)
         yield from _record_answer(
             question, relevant, fields, name, timings, t0, standalone, notice, language,
             nearest_only,

@@ -25,6 +25,9 @@ AUTHORS, YEAR, LINK = "authors", "year", "link"
 _ASKS = {
     AUTHORS: re.compile(
         r"\bwho\s+(?:wrote|writes|authored|is\s+behind|are\s+behind|are\s+the\s+authors"
+        # "who proposed TreePO?", "who came up with ICGNN?": the people whose paper it is
+        r"|(?:first\s+)?(?:proposed|introduced|developed|created|invented|designed|came\s+up\s+with)"
+        r"(?!\s+the\s+(?!paper\b|method\b|approach\b|framework\b|model\b)\w+)"
         r"|is\s+the\s+author|published\b(?!\s+the\s+(?!paper\b)\w+))\b"
         r"|\b(?:names?\s+of|list(?:\s+of)?)\s+(?:the\s+|its\s+|their\s+)?authors\b(?!['\u2019])"
         r"|\bwritten\s+by\s+whom\b",

@@ -34,8 +34,14 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         # the whole record (before: "source?" searched "source", and quoted CURE and CELL)
         ("source?", ("authors", "year", "link")),
         ("reference please", ("authors", "year", "link")),
+        # the people whose paper it is (before: "who proposed TreePO?" quoted its finding)
+        ("who proposed TreePO?", ("authors",)),
+        ("who came up with ICGNN?", ("authors",)),
+        ("who first introduced tree search for RL rollouts?", ("authors",)),
         # about what the papers say, not their record
         ("what do the authors find?", ()),
+        ("what did they propose?", ()),
+        ("who proposed the baselines they compare against?", ()),
         ("who benefits from federated learning?", ()),
         ("who did they compare against?", ()),
         ("which year of data do they use?", ()),
@@ -178,3 +184,16 @@ def test_the_page_s_history_resolves_a_record_line_to_its_paper(real_seed_index:
         ]
     after = api.ask("limitations?", index=real_seed_index, backend=None, history=messages)
     assert [c.hit.paper.authors[0] for c in after.citations] == ["Jie Deng"], after.standalone
+
+
+@pytest.mark.slow
+def test_who_proposed_a_method_is_answered_with_its_authors_and_nothing_else_is(
+    real_seed_index: Index,
+) -> None:
+    # "who proposed TreePO?" quoted TreePO's finding; the record line names its authors.
+    answer = api.ask("who proposed TreePO?", index=real_seed_index, backend="extractive")
+    assert answer.answer.startswith("Li et al. (TreePO): by Yizhi Li"), answer.answer
+    # Of papers that are only the nearest, the authors would read as the answer: no record line
+    # ("Panchal et al.: by Kunjal Panchal, ..." for "Who invented backpropagation?").
+    nearest = api.ask("Who invented backpropagation?", index=real_seed_index, backend="extractive")
+    assert ": by " not in nearest.answer, nearest.answer
