@@ -527,6 +527,8 @@ def asks_if_out(question: str) -> bool:
     """Whether `question` asks if a paper's code or implementation is out ("any code
     released?", "is the implementation public?") or where it is ("where can I find the
     code?"), not about code as a topic ("where are the papers on code generation?")."""
+    if _OPEN_SOURCE.search(question):  # "is it open source?", "open-sourced?"
+        return True
     asked = set(content_stems(question))
     things, how = _availability_stems()
     if not asked & things:
@@ -556,6 +558,9 @@ _TOOL = frozenset(content_stems("tool tools"))
 _FETCHING_STEMS = frozenset(content_stems("source hosted host download get access see look"))
 
 
+_OPEN_SOURCE = re.compile(
+    r"\bopen[- ]?sourc(?:e|ed|ing)\b(?![- ]+(?:models?|LLMs?|weights)\b)", re.I
+)
 # "where is the code?", "where can I get it?"; not "where do they use tools?"
 _WHERE = re.compile(
     r"\s*(?:(?:and|so|ok|okay|but)\s*,?\s+)?where\s+(?:is|are|(?:can|could|do|would|should|"

@@ -220,11 +220,13 @@ def test_a_follow_up_with_no_words_of_its_own_is_not_told_the_abstract_lacks_the
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("asked", ["is the code available?", "is it open source?"])
 def test_asked_if_the_code_is_out_an_abstract_that_does_not_say_is_named(
-    real_seed_index: Index,
+    real_seed_index: Index, asked: str
 ) -> None:
-    # Before: ICGNN's line on its method came back as if it answered.
-    _, two = chat(real_seed_index, ["noisy labels on graphs", "is the code available?"])
+    # Before: ICGNN's line on its method came back as if it answered ("is it open source?":
+    # a new user's, stop 56).
+    _, two = chat(real_seed_index, ["noisy labels on graphs", asked])
     assert two.answer.startswith(
         "The abstract of Ju et al. (ICGNN) does not state whether its code is available"
     ), two.answer

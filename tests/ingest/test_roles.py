@@ -260,6 +260,9 @@ def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> Non
         ("where are tools used?", True),
         ("where is the source code hosted?", False),
         ("source-free domain adaptation", True),
+        # before: "is it open source?" after MePo quoted the sentence introducing MePo
+        ("is it open source (MePo)?", False),
+        ("which papers use open-source models?", True),
     ],
 )
 def test_where_the_code_is_answers_a_question_about_the_code(question: str, fragment: bool) -> None:
