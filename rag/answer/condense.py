@@ -481,12 +481,13 @@ def _asked_on_its_own(turns: Sequence[Turn], last: Turn) -> Turn:
     return last
 
 
-def _asked_what_they_propose(turns: Sequence[Turn], last: Turn) -> bool:
-    """Whether `last` followed up on earlier papers asking what they propose or how it works
-    ("what do they propose instead?"): a later "it" is what they propose, the papers' own
-    ("does it work in practice?" of CPO), not the topic asked before."""
+def _asked_what_they_propose(last: Turn, asked_alone: Turn) -> bool:
+    """Whether `last` followed up on earlier papers (it is not `asked_alone`, the latest turn
+    asked on its own) asking what they propose or how it works ("what do they propose
+    instead?"): a later "it" is what they propose, the papers' own ("does it work in
+    practice?" of CPO), not the topic asked before."""
     typed = last.typed or last.question
-    return _asked_on_its_own(turns, last) is not last and wanted(typed) is Want.DEFINITION
+    return asked_alone is not last and wanted(typed) is Want.DEFINITION
 
 
 def _with_topic(question: str, span: tuple[int, int], topic: str) -> str:
@@ -724,13 +725,14 @@ def rule_rewrite(
             return Condensed(topic.question, question, "rule", excluded=tuple(papers))
         papers = others or papers
     it = _topic_it(text, numbers)
+    asked_alone = _asked_on_its_own(turns, last) if it is not None else last
     asks_topic = (
         it is not None
         and not the_others
         and not record_fields(question)
-        and not _asked_what_they_propose(turns, last)
+        and not _asked_what_they_propose(last, asked_alone)
     )
-    subject = _topic_of(_asked_on_its_own(turns, last), topic_spans) if asks_topic else None
+    subject = _topic_of(asked_alone, topic_spans) if asks_topic else None
     if it is not None and subject:
         # "privacy" or "what do we know about grokking?", then "how is it protected?", "why
         # does it happen?" or "how do they get it to scale?": "it" is the topic, not the

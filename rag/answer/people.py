@@ -206,11 +206,23 @@ def asked_of_people(
       the follow-up judgement, rag/answer/continuation.py): asked of those of their papers the
       per-paper judgement picks among them (method "people-asked");
     - anything else ("Did Loubes study graph neural networks?"): a choice among their papers
-      on those words (`Condensed.pick`), which may find none of theirs.
+      on those words (`Condensed.pick`), which may find none of theirs;
+    - with a paper named by its method too ("CELL vs MAI & Loubes"): asked of both, each with
+      its line (method "papers").
     """
     people = named_people(index, question)
     if people is None:
         return None
+    named, named_rest = named_and_rest(index, people.rest, filters)
+    if others := [p for p in named if p.id not in {t.id for t in people.papers}]:
+        # "how do CELL and MAI & Loubes differ on fairness?": judged with "CELL" in its words,
+        # their paper was left out for not holding it, and the answer said no paper of theirs
+        # was about it. Their papers are those asked of the question without the method names
+        # ("Deng et al. and TreePO on GRPO": the Deng et al. paper on GRPO).
+        _, without = named_and_rest(index, question, filters)
+        if theirs := asked_of_people(index, without, settings, filters):
+            asked = named_rest or None
+            return Condensed(question, question, "papers", (*theirs.papers, *others), asked=asked)
     papers = tuple(
         p for p in people.papers if not p.title_only and (not filters or filters.accepts(p))
     )
@@ -238,28 +250,6 @@ def asked_of_people(
             among=len(papers),
         )
     return Condensed(question, question, "people", papers, pick=rest, who=who)
-
-
-def asked_of_people_and_named(
-    index: Index, question: str, settings: Settings, filters: Filters | None = None
-) -> Condensed | None:
-    """`question` asked of the papers of the people it names and of those it names by method
-    ("how do CELL and MAI & Loubes differ on fairness?"), each of which gets its line (None: it
-    does not name both). Judged with the method's name in its words, the people's paper was
-    left out for not holding "CELL", and the answer said no paper of theirs was about it. Of
-    several papers of theirs, those `asked_of_people` picks on the question without the method
-    names ("Deng et al. and TreePO on GRPO": the Deng et al. paper on GRPO)."""
-    people = named_people(index, question)
-    if people is None:
-        return None
-    named, rest = named_and_rest(index, people.rest, filters)
-    theirs = {p.id for p in people.papers}
-    others = [p for p in named if p.id not in theirs]
-    _, without = named_and_rest(index, question, filters)
-    asked = asked_of_people(index, without, settings, filters) if others else None
-    if asked is None:
-        return None
-    return Condensed(question, question, "papers", (*asked.papers, *others), asked=rest or None)
 
 
 def others_of_theirs(condensed: Condensed, shown: int) -> str | None:

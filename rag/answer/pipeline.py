@@ -66,13 +66,7 @@ from rag.answer.language import (
 from rag.answer.limitations import names_method
 from rag.answer.named_papers import asked_of_named, papers_named
 from rag.answer.overview import no_topic
-from rag.answer.people import (
-    asked_of_people,
-    asked_of_people_and_named,
-    named_people,
-    others_of_theirs,
-    their_papers,
-)
+from rag.answer.people import asked_of_people, named_people, others_of_theirs, their_papers
 from rag.answer.record_questions import (
     names_no_paper,
     names_only_fields,
@@ -341,8 +335,7 @@ def answer_stream(
         # "ConPress vs LDPVR": about the papers it names (rag/answer/named_papers.py); "CELL vs
         # MAI & Loubes" about both.
         condensed = (
-            asked_of_people_and_named(index, condensed.question, settings, filters)
-            or asked_of_people(index, condensed.question, settings, filters)
+            asked_of_people(index, condensed.question, settings, filters)
             or asked_of_named(index, condensed.question, filters)
             or condensed
         )
@@ -809,11 +802,12 @@ def _condensed(
         previous = last_answer_papers(history, resolve)
         if previous:
             return asked_of(message, previous)
-    if named := _named_before_reference(index, message):
+    before = _clause_before_reference(message)
+    if named := _papers_named_in(index, before):
         # "and ICGNN — is it also about OOD?": a pronoun after a paper the message names, in a
         # clause of its own, refers to that paper, not to the last answer's.
         return asked_of(message, named)
-    if _topic_before_reference(index, message):
+    if _names_a_topic(index, before):
         # "Going back to circuits — how are they certified?": a pronoun after a topic the
         # message names in a clause of its own is that topic's, searched as typed.
         return Condensed(message, message)
@@ -838,29 +832,30 @@ def _condensed(
 _CLAUSE_BREAK = re.compile(r"[,;:?!\u2013\u2014]|\s-\s")
 
 
-def _named_before_reference(index: Index, message: str) -> tuple[Paper, ...]:
-    """The papers `message` names (by method name, or their people) in a clause before the
-    one with its first pointer at the last answer ("and ICGNN — is it also about OOD?"); none
-    when they share its clause, where the pointer is another paper ("does CELL beat it?")."""
+def _clause_before_reference(message: str) -> str:
+    """What `message` says in the clauses before the one with its first pointer at the last
+    answer ("and ICGNN" in "and ICGNN — is it also about OOD?"); "" when the pointer's clause
+    is its first, or it has no pointer."""
     at = first_reference(message)
     breaks = [m.start() for m in _CLAUSE_BREAK.finditer(message, 0, at or 0)]
-    if not breaks:
+    return message[: breaks[-1]] if breaks else ""
+
+
+def _papers_named_in(index: Index, before: str) -> tuple[Paper, ...]:
+    """The papers a clause before a pointer names (by method name, or their people): the
+    pointer is theirs. In the pointer's own clause a name is another paper ("does CELL beat
+    it?"), so only `_clause_before_reference`'s text is read."""
+    if not before:
         return ()
-    before = message[: breaks[-1]]
     people = named_people(index, before)
     return papers_named(index, before) or (people.papers if people else ())
 
 
-def _topic_before_reference(index: Index, message: str) -> bool:
-    """Whether `message` names a topic of its own (a word of its topic that a paper holds) in a
-    clause before the one with its first pointer at the last answer, and points back no
-    other way there ("back to the first — ...") nor compares ("Compared to GRPO, is this ...");
-    "ok in English: what is its main contribution?" names no topic of the papers'."""
-    at = first_reference(message)
-    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(message, 0, at or 0)]
-    if not breaks:
-        return False
-    before = message[: breaks[-1]]
+def _names_a_topic(index: Index, before: str) -> bool:
+    """Whether a clause before a pointer names a topic of its own (a word of its topic that a
+    paper holds), and points back no other way ("back to the first — ...") nor compares
+    ("Compared to GRPO, is this ..."); "ok in English: what is its main contribution?" names
+    no topic of the papers'."""
     return (
         any(any_paper_holds(index, term) for term, _ in question_terms(index, before))
         and not refers_back(before)
