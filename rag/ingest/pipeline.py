@@ -14,6 +14,7 @@ from rag.errors import ConfigError
 from rag.index.late_chunking import LateDocument
 from rag.index.paper_index import Index
 from rag.ingest.chunking import chunk_paper, passages
+from rag.ingest.duplicates import merged, note, refreshed
 from rag.ingest.naming import rekey_stored, settle_keys, usable_key
 from rag.ingest.parsers import iter_files, parse_path
 from rag.ingest.roles import model_fingerprint as roles_model_fingerprint
@@ -156,7 +157,14 @@ def read_files(
         parsed.errors.extend(str(e) for e in result.errors)
         parsed.notes.extend(str(n) for n in result.notices)
         for paper in result.papers:
-            parsed.papers.setdefault(paper.id, paper)
+            first = parsed.papers.get(paper.id)
+            if first is None:
+                parsed.papers[paper.id] = paper
+                continue
+            # The same paper twice ("library.bib" and "library.ris"): one record, with
+            # what either copy gives (rag/ingest/duplicates.py).
+            parsed.papers[paper.id], filled, differing = merged(first, paper)
+            parsed.notes.append(note(first, paper, filled, differing))
         if result.no_abstract:
             _take_no_abstract(parsed, name, result.no_abstract, title_only)
     return parsed
@@ -276,11 +284,14 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
             index.ingest_embedder  # noqa: B018  # a model that cannot load fails before any write
         kept = [(stored[pid], p) for pid, p in parsed.items() if pid in stored]
         rekeyed = rekey_stored(kept, taken | {p.citation_key for p in new})
-        moved = [
-            old.with_(source=p.source, citation_key=rekeyed.keys.get(old.id, old.citation_key))
-            for old, p in kept
-            if old.source != p.source or old.id in rekeyed.keys
-        ]
+        moved = []
+        for old, p in kept:
+            # A copy read now may give what the stored record lacks (its DOI), or, from the
+            # record's own file, other values (the entry was edited).
+            fresh_fields, changed = refreshed(old, p)
+            if old.source != p.source or old.id in rekeyed.keys or changed:
+                key = rekeyed.keys.get(old.id, old.citation_key)
+                moved.append(fresh_fields.with_(source=p.source, citation_key=key))
         if gone:
             index.store.delete(sorted(gone))
         # Stored roles follow the shipped role model: papers stored before sentence roles
