@@ -8,6 +8,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from rag.ingest.boilerplate import without_notices
 from rag.records import Paper
 from rag.text import clean_markup, fold
 
@@ -209,12 +210,13 @@ def clean_abstract(raw: str, clean: Callable[[str], str] = clean_markup) -> str:
     """Return `raw` as plain text (`clean`: `rag.text.clean_markup`, or a parser's own), an
     author's macro for the method's name (`\\modelname`) read as the name the abstract
     introduces (`method_name`: "TreePO"); without one, the macro's word is left as `clean`
-    leaves it ("modelname")."""
-    cleaned = clean(raw)
+    leaves it ("modelname"). A publisher's copyright line or index terms at its end are cut
+    (`rag.ingest.boilerplate`)."""
+    cleaned = without_notices(clean(raw))
     if not _NAME_MACRO.search(raw):
         return cleaned
     name = method_name(cleaned)
-    return clean(_NAME_MACRO.sub(lambda _: name, raw)) if name else cleaned
+    return without_notices(clean(_NAME_MACRO.sub(lambda _: name, raw))) if name else cleaned
 
 
 def derive_label(authors: Sequence[str], abstract: str, truncated: bool) -> str:
