@@ -84,20 +84,31 @@ def ingest(
 
 @command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["bibtex", "ris", "csljson"]),
+    help="Print the whole library in this reference format (to save as .bib, .ris, .json).",
+)
 @click.pass_context
-def list_(ctx: click.Context, as_json: bool) -> None:
-    """List every paper in the index."""
+def list_(ctx: click.Context, as_json: bool, fmt: str | None) -> None:
+    """List every paper in the index, or export them all (--format)."""
     from rag import api
 
     papers = api.list_papers(settings=settings_for(ctx))
     if as_json:
         emit_json([p.to_dict() for p in papers])
         return
+    if fmt:
+        click.echo(api.export(papers, fmt), nl=False)
+        return
     for p in papers:
         mark = f"  ({NO_ABSTRACT})" if p.title_only else ""
+        name = p.title or p.label  # a derived label where the source gave no title
+        name = name if len(name) <= 60 else name[:59].rsplit(" ", 1)[0] + "…"
         click.echo(
-            f"{p.citation_key:<24} {authors_line(p.authors, p.authors_truncated, 2):<40} "
-            f"{p.area or '-'}{mark}"
+            f"{p.citation_key:<24} {p.year or '-':<5} "
+            f"{authors_line(p.authors, p.authors_truncated, 2):<36} {name}{mark}"
         )
     title_only = sum(p.title_only for p in papers)
     click.echo(

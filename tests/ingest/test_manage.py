@@ -153,6 +153,21 @@ def test_cli_show(small_real_index: Path) -> None:
 
 
 @pytest.mark.slow
+def test_cli_list_exports_the_whole_library(small_real_index: Path) -> None:
+    # Before: exporting a library took one `rag show KEY --format` per paper.
+    keys = [p["citation_key"] for p in json.loads(_rag(small_real_index, "list", "--json").output)]
+    bib = _rag(small_real_index, "list", "--format", "bibtex").output
+    assert re.findall(r"^@misc\{([^,]+),", bib, re.MULTILINE) == keys
+    ris = _rag(small_real_index, "list", "--format", "ris").output
+    assert ris.count("TY  - GEN") == len(keys) == ris.count("ER  -")
+    csl = json.loads(_rag(small_real_index, "list", "--format", "csljson").output)
+    assert [item["id"] for item in csl] == keys
+    listed = _rag(small_real_index, "list").output
+    assert re.search(r"^scholkopf2021causal +2021 ", listed, re.MULTILINE), listed
+    assert "Toward Causal Representation Learning" in listed, listed
+
+
+@pytest.mark.slow
 def test_cli_unknown_key_is_one_line_and_exit_1(small_real_index: Path) -> None:
     for command in ("show", "similar", "remove"):
         result = CliRunner().invoke(cli, ["--index", str(small_real_index), command, "nope"])
