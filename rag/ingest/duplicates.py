@@ -7,7 +7,7 @@ the other gave was lost, and which was lost depended on the order of the files. 
 copy lacks is taken from the other; where both give it and they differ, the copy read first is
 kept, and the ingest's note says so. A record already stored gains the fields it lacks from a
 copy read later, and one whose own file now gives other values takes them (the file was
-edited).
+edited); no field is emptied.
 """
 
 from __future__ import annotations
@@ -41,11 +41,14 @@ def merged(first: Paper, other: Paper) -> tuple[Paper, list[str], list[str]]:
 
 def refreshed(stored: Paper, read: Paper) -> tuple[Paper, list[str]]:
     """Return the stored record as the copy just `read` gives it, and the fields that changed:
-    from its own file (edited), every field but the citation key (settled at ingest); from
-    another file, only those the stored record lacks."""
+    from its own file (edited), every field it gives but the citation key (settled at ingest);
+    from another file, only those the stored record lacks. A field is never emptied: the
+    stored value may have come from another copy (the DOI of a .ris beside the .bib)."""
     if stored.source_file == read.source_file:
         changed = [
-            f for f in FIELDS if f != "citation_key" and getattr(read, f) != getattr(stored, f)
+            f
+            for f in FIELDS
+            if f != "citation_key" and getattr(read, f) and getattr(read, f) != getattr(stored, f)
         ]
         return stored.with_(**{f: getattr(read, f) for f in changed}), changed
     paper, filled, _ = merged(stored, read)

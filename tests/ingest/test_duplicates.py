@@ -80,3 +80,13 @@ def test_an_entry_edited_in_its_file_updates_the_record(
     (paper,) = fake_index.papers.values()
     assert paper.year == 2015
     assert report.added == 0 and report.updated == 1
+
+
+def test_re_reading_one_file_keeps_what_the_other_copy_gave(
+    fake_index: Index, library: tuple[Path, Path]
+) -> None:
+    bib, ris = library
+    ingest([bib, ris], fake_index)  # stored from the .bib, its DOI from the .ris
+    ingest([bib], fake_index)
+    (paper,) = fake_index.papers.values()
+    assert paper.doi == "10.1007/s11263-013-0620-5"
