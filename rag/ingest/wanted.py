@@ -538,7 +538,11 @@ def asks_if_out(question: str) -> bool:
     # "where is the code (ConPress)?": the papers a follow-up is asked of come in parentheses.
     # A tool is asked where it is used ("where are tools used?"), code where it is.
     typed = set(content_stems(question.split("(")[0]))
-    return bool(_WHERE.match(question) and typed & (things - _TOOL) and only_availability(typed))
+    if not typed & (things - _TOOL) or not only_availability(typed):
+        return False
+    # "where can I find the code?"; and "is there code?", "any code?", "code?", whose words are
+    # the thing alone
+    return bool(_WHERE.match(question)) or typed <= things - _TOOL
 
 
 def asks_only_if_out(question: str) -> bool:

@@ -263,6 +263,12 @@ def test_fragments_are_told_from_sentences(sentence: str, fragment: bool) -> Non
         # before: "is it open source?" after MePo quoted the sentence introducing MePo
         ("is it open source (MePo)?", False),
         ("which papers use open-source models?", True),
+        # before: "is there code?" after MAI & Loubes quoted their search-interval sentence
+        ("is there code (MAI & Loubes)?", False),
+        ("any code?", False),
+        ("code?", False),
+        ("code quality?", True),
+        ("any tools?", True),
     ],
 )
 def test_where_the_code_is_answers_a_question_about_the_code(question: str, fragment: bool) -> None:
