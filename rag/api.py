@@ -134,12 +134,13 @@ def ask_stream(
     follow-up question is rewritten into a standalone one before retrieval.
     """
     from rag.answer.pipeline import answer_stream  # not imported by `search`: about 0.1 s cold
+    from rag.answer.record_questions import BIBTEX, record_fields
 
     index = index or open_index(settings)
     settings = settings or index.settings
     if isinstance(backend, str):
         backend = backend_for(settings, None if backend == "default" else backend)
-    return answer_stream(
+    stream = answer_stream(
         index,
         question,
         settings=settings,
@@ -149,6 +150,29 @@ def ask_stream(
         retriever=retriever,
         history=history,
     )
+    return _with_bibtex(stream) if BIBTEX in record_fields(question) else stream
+
+
+def _with_bibtex(stream: Iterator[str | Answer]) -> Iterator[str | Answer]:
+    """`stream`, with the BibTeX entries of the papers a record answer cites after its text
+    ("give me the bibtex for the first one"): the entries `rag list --format bibtex` writes."""
+    from dataclasses import replace
+
+    from rag.answer.pipeline import Answer
+    from rag.cite.export import to_bibtex
+
+    for event in stream:
+        if not isinstance(event, Answer):
+            yield event
+            continue
+        records = all(s.get("reason") == "record" for s in event.sentences if s.get("shown"))
+        if event.abstained or not event.citations or not records:
+            yield event
+            continue
+        entries = to_bibtex([c.hit.paper for c in sorted(event.citations, key=lambda c: c.n)])
+        block = f"\n\n```bibtex\n{entries}```"
+        yield block
+        yield replace(event, answer=event.answer + block)
 
 
 def ask(question: str, **kwargs: object) -> Answer:

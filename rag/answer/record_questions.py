@@ -8,8 +8,10 @@ the question asks for that the record lacks is named as missing, never guessed.
 
 Which questions: one that asks who wrote or published the paper, when it came out or in which
 year, or for its DOI, link or PDF (not its code: "code link?" asks whether the code is out,
-`rag.ingest.wanted.asks_if_out`); or a message whose only words are the fields' names
-("authors?", "year and doi?"). "what do the authors find?" asks about content, not the record.
+`rag.ingest.wanted.asks_if_out`), or for its BibTeX entry ("give me the bibtex for the first
+one", "how do I cite it?": the entry follows the record's line, `rag.api.ask_stream`); or a
+message whose only words are the fields' names ("authors?", "year and doi?", "bibtex?").
+"what do the authors find?" asks about content, not the record.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from rag.records import Paper
 from rag.text import CHAT_WORDS, CONTENT_WORD, STOPWORDS
 
 AUTHORS, YEAR, LINK = "authors", "year", "link"
+# A request for the paper's BibTeX entry ("give me the bibtex for the first one", "how do I
+# cite it?"): the record's line, and the entry below it (`rag.api.ask_stream`).
+BIBTEX = "bibtex"
 _ASKS = {
     AUTHORS: re.compile(
         r"\bwho\s+(?:wrote|writes|authored|is\s+behind|are\s+behind|are\s+the\s+authors"
@@ -50,6 +55,13 @@ _ASKS = {
         r"|these|those|the\s+(?:paper|papers|article|pdf|full\s+text))\b",
         re.IGNORECASE,
     ),
+    BIBTEX: re.compile(
+        r"\bbib(?:la)?tex\b|\.bib\b|\bbib\s+entr(?:y|ies)\b"
+        r"|\bhow\s+(?:do|should|can|would|to)\s+(?:i\s+|we\s+)?cite\b"
+        r"|\bcite\s+(?:it|this|that|them|these|those)\b"
+        r"|\b(?:the|a|its|their)\s+citations?\s+(?:for|of|to)\b",
+        re.IGNORECASE,
+    ),
 }
 # A message made of these words alone asks for the fields they name: "authors?", "year and
 # DOI?"; "source?", "reference?" for the whole record.
@@ -57,23 +69,28 @@ _FIELD_WORDS = {
     "author": (AUTHORS,), "authors": (AUTHORS,), "year": (YEAR,), "date": (YEAR,),
     "doi": (LINK,), "url": (LINK,), "link": (LINK,), "pdf": (LINK,),
 } | dict.fromkeys(
-    "source sources reference references ref refs citation citations bibtex".split(),  # noqa: SIM905
+    "source sources reference references ref refs".split(),  # noqa: SIM905
     (AUTHORS, YEAR, LINK),
+) | dict.fromkeys(
+    "citation citations cite bibtex biblatex bib".split(),  # noqa: SIM905
+    (AUTHORS, YEAR, LINK, BIBTEX),
 )  # fmt: skip
 _FILLER = frozenset(("and", "the", "its", "their", "what", "about", "please", "whats", "s"))
 _IGNORED = _FILLER | STOPWORDS | frozenset(CHAT_WORDS.split())  # beside the fields' names
 
 
 def record_fields(question: str) -> tuple[str, ...]:
-    """Return the record fields `question` asks for (authors, year, link), in that order;
-    () when it asks about something else."""
+    """Return the record fields `question` asks for (authors, year, link, bibtex), in that
+    order; () when it asks about something else."""
     if asks_if_out(question):
         return ()
     asked = {field for field, pattern in _ASKS.items() if pattern.search(question)}
     if names_only_fields(question):
         words = {w.lower() for w in CONTENT_WORD.findall(question)}
         asked |= {field for w in words if w in _FIELD_WORDS for field in _FIELD_WORDS[w]}
-    return tuple(f for f in (AUTHORS, YEAR, LINK) if f in asked)
+    if BIBTEX in asked:  # the entry holds them all
+        asked |= {AUTHORS, YEAR, LINK}
+    return tuple(f for f in (AUTHORS, YEAR, LINK, BIBTEX) if f in asked)
 
 
 def names_only_fields(question: str) -> bool:
@@ -97,7 +114,8 @@ def names_no_paper(question: str) -> bool:
 _ASKING_WORDS = frozenset(
     """who wrote writes written authored whom behind when year date publication release
     published released out appear appeared come came recent old where can find read get
-    download access paper article full text""".split()  # noqa: SIM905
+    download access paper article full text give bibtex biblatex bib entry entries cite
+    citation citations how""".split()  # noqa: SIM905
 )
 
 

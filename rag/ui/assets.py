@@ -14,6 +14,13 @@ CSS = """
 }
 #chat button.example:hover { border-color: var(--color-accent); }
 #chat a.cite:hover { text-decoration: underline; }
+/* A BibTeX entry in an answer: kept as typed, wrapped so no line widens the page at 390 px */
+#chat pre.bibtex, #chat pre.bibtex code {
+  white-space: pre-wrap !important;
+  overflow-wrap: anywhere !important;
+  font-size: 0.8em;
+}
+#chat pre.bibtex { max-height: 16em; overflow-y: auto; }
 .hint p { font-size: 0.85rem; color: var(--body-text-color-subdued); }
 .sources h3 { font-size: 1rem; margin: 0.5rem 0 0; }
 .sources-for { color: var(--body-text-color-subdued); font-size: 0.85rem; margin: 0 0 0.75rem; }

@@ -50,13 +50,23 @@ def source_id(turn: int, n: int) -> str:
     return f"t{turn}-source-{n}"
 
 
+# A BibTeX entry an answer gives ("give me the bibtex for it": `rag.api.ask_stream`).
+_BIBTEX_BLOCK = re.compile(r"\n*```bibtex\n(.*?)```", re.DOTALL)
+
+
 def render_answer(text: str, *, turn: int = 0) -> str:
-    """Return the chat message for answer `text`: escaped, `[n]` linked to its source card.
+    """Return the chat message for answer `text`: escaped, `[n]` linked to its source card,
+    a BibTeX entry shown as it is to be copied.
 
     Args:
         text: the answer with its `[n]` markers.
         turn: the question it answers (0 the first of the chat), whose cards the links open.
     """
+    block = _BIBTEX_BLOCK.search(text)
+    if block is not None:
+        entry = f'<pre class="bibtex"><code>{html.escape(block.group(1))}</code></pre>'
+        before, after = text[: block.start()], text[block.end() :]
+        return render_answer(before, turn=turn) + entry + render_answer(after, turn=turn)
     parts, pos = [], 0
     for match in _MARKER.finditer(text):
         n = match.group(1)

@@ -56,6 +56,14 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         ("list the authors' main contributions", ()),
         ("source domain adaptation", ()),
         ("which source data do they use?", ()),
+        # its BibTeX entry (before: "give me the bibtex for the first one" quoted a sentence)
+        ("give me the bibtex for the first one", ("authors", "year", "link", "bibtex")),
+        ("bibtex please", ("authors", "year", "link", "bibtex")),
+        ("how do I cite it?", ("authors", "year", "link", "bibtex")),
+        ("what is the citation for ICGNN?", ("authors", "year", "link", "bibtex")),
+        ("which papers cite DPO?", ()),
+        ("citation count?", ()),
+        ("how often is it cited?", ()),
     ],
 )
 def test_a_question_on_the_record_is_told_from_one_on_the_content(

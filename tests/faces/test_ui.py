@@ -767,3 +767,14 @@ def test_a_question_without_a_topic_shows_no_empty_sources_panel(
     assert "No paper on this" not in history[-1]["content"]
     assert "This answer cites no paper." in cards
     assert "source-card" not in cards
+
+
+def test_a_bibtex_entry_in_an_answer_is_shown_as_it_is_to_be_copied() -> None:
+    # Before: the entry's braces and line breaks were Markdown-escaped into one paragraph.
+    entry = "@misc{deng_conpress,\n  title = {A <b>bold</b> [2] claim},\n}\n"
+    rendered = ui.render_answer(f"Deng et al.: by Jie Deng [1].\n\n```bibtex\n{entry}```")
+    assert '<a class="cite" href="#t0-source-1">[1]</a>' in rendered
+    pre = rendered[rendered.index('<pre class="bibtex"><code>') :]
+    assert "@misc{deng_conpress,\n  title = {A &lt;b&gt;bold&lt;/b&gt; [2] claim},\n}" in pre
+    assert "cite" not in pre.replace('class="bibtex"', "")  # no [2] link inside the entry
+    assert "```" not in rendered
