@@ -96,6 +96,14 @@ NO_MATCH_TOPIC = (
 )
 # The same message again in one conversation ("thanks!" after "what's in here?"): the overview
 # is not repeated.
+# The same two replies to a message that thanks ("thanks!", "cheers", "I appreciate it").
+THANKED = (
+    "You're welcome. The collection holds {collection}. Ask about a topic, a method or a "
+    "finding, for example: “Which papers deal with {topic}?”"
+)
+THANKED_AGAIN = (
+    "You're welcome. Ask about a topic, a method or a finding in the collection's {count}."
+)
 NO_TOPIC_AGAIN = (
     "No paper is quoted: your message names no topic. Ask about a topic, a method or a finding "
     "in the collection's {count}."

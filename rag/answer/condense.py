@@ -81,6 +81,47 @@ _ORDINAL_REF = re.compile(
 # the former get wrong?"), though not before a noun they describe ("the latter half").
 _FORMER_LATTER = re.compile(r"\bthe\s+(?P<b>former|latter)\b(?=(?:\s+(?P<next>[a-z]+))?)", re.I)
 
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
+_COUNT = rf"(?:{'|'.join(_COUNTS)}|[2-9])"
+# Several papers by their places: "the first two", "the top 3 papers", "the last two ones",
+# "the first and third", "papers 1 and 3", "[1] and [2]".
+_PLACES = re.compile(
+    rf"\b(?:the\s+)?(?P<end>first|top|last)\s+(?P<count>{_COUNT})(?:\s+{_NOUN}s?\b"
+    rf"|(?=(?:\s+(?P<next>[a-z]+))?))"
+    rf"|\b(?:the\s+)?(?P<one>{_ORD})(?:\s+{_ONE})?\s*(?:,|and|&)\s*(?:the\s+)?(?P<two>{_ORD})"
+    rf"(?:\s+{_NOUN}s?)?\b"
+    rf"|(?:\b(?:{_NOUN}s?\s+)|\[)(?P<n1>[1-9])\]?\s*(?:,|and|&)\s*\[?(?P<n2>[1-9])\b\]?",
+    re.IGNORECASE,
+)
+
+
+class _PlacesRef:
+    """`_PLACES`' matches but a count before a noun it describes ("the first two stages"; a
+    plural after a count is a noun, where "the first two differ" has a verb)."""
+
+    def finditer(self, text: str) -> Iterable[re.Match[str]]:
+        for m in _PLACES.finditer(text):
+            after = (m.group("next") or "") if m.group("end") else ""
+            plural = after.lower().endswith("s") and not after.lower().endswith("ss")
+            if not (_names_a_noun(after or None) or (plural and "NOUN" in _parts_of_speech(after))):
+                yield m
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return next(iter(self.finditer(text)), None)
+
+
+def _places(match: re.Match[str], listed: int) -> list[int]:
+    """The places (1-based) a `_PLACES` match points at in a list of `listed` papers."""
+    if match.group("end"):
+        count = _COUNTS.get(match.group("count").lower()) or int(match.group("count"))
+        if match.group("end").lower() == "last":
+            return list(range(max(1, listed - count + 1), listed + 1))
+        return list(range(1, count + 1))
+    if match.group("one"):
+        words = (match.group("one").lower(), match.group("two").lower())
+        return [listed if w in ("last", "latter") else _ORDINALS[w] for w in words]
+    return [int(match.group("n1")), int(match.group("n2"))]
+
 
 class _Ordinals:
     """`_ORDINAL_REF`'s matches, and the bare "the former/latter" that `_FORMER_LATTER` finds
@@ -114,6 +155,7 @@ def _parts_of_speech(word: str) -> frozenset[str]:
 
 
 _ORDINAL = _Ordinals()
+_PLACES_REF = _PlacesRef()
 _NUMBER_REF = re.compile(
     rf"(?:\b(?:the\s+)?{_NOUN}\s*(?:number\s*|no\.?\s*)?\[?(?P<a>\d)\]?(?!\d)|\[(?P<b>\d)\])",
     re.IGNORECASE,
@@ -396,6 +438,8 @@ _NO_TOPIC_REPLIES = tuple(
         prompts.NO_MATCH_TOPIC,
         prompts.NO_TOPIC_AGAIN,
         prompts.NO_TOPIC_EMPTY,
+        prompts.THANKED,
+        prompts.THANKED_AGAIN,
     )
 )
 
@@ -548,7 +592,7 @@ def first_reference(question: str) -> int | None:
 
 # What points at the last answer's papers by their place in it (`_names_its_place`) and by a
 # pronoun or demonstrative (`_points_by_pronoun`).
-_PLACE_REFERENCES = (_ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS)
+_PLACE_REFERENCES = (_PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS)
 _PRONOUN_REFERENCES = (_PLURAL_REF, _SINGULAR_REF, _DEMONSTRATIVE)
 
 
@@ -666,6 +710,16 @@ def rule_rewrite(
     numbers = _cited_numbers(last)
     text = _EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)  # keeps the spans
 
+    several = _PLACES_REF.search(text)
+    if several:  # "compare the first two": those places of the set, as it was listed
+        listed = _set_turn(turns)
+        markers = _cited_numbers(listed) if listed is not None else []
+        places = _places(several, len(markers))
+        if listed is not None and markers and all(1 <= k <= len(markers) for k in places):
+            chosen = _unique(_cited(listed, markers[k - 1], resolve) for k in places)
+            if chosen:
+                rewritten = _with_name(question, several.span(), chosen)
+                return Condensed(rewritten, question, "rule", tuple(chosen))
     match = _ORDINAL.search(text)
     number_match = _NUMBER_REF.search(text)
     paper = None
@@ -674,6 +728,12 @@ def rule_rewrite(
         markers = _cited_numbers(listed) if listed is not None else []
         word = (match.groupdict().get("a") or match.group("b")).lower()
         place = len(markers) if word in ("last", "latter") else _ORDINALS[word]
+        if listed is not None and markers and place > len(markers):
+            # "the second one" after an answer on one paper: of the latest list that has one
+            # (the answer before it listed two)
+            longer = next((t for t in reversed(turns) if len(_cited_numbers(t)) >= place), None)
+            if longer is not None:
+                listed, markers = longer, _cited_numbers(longer)
         if listed is not None and 1 <= place <= len(markers):
             paper = _cited(listed, markers[place - 1], resolve)
         elif listed is not None and markers and place > len(markers):
@@ -775,7 +835,7 @@ def without_reference(question: str) -> str:
     ("what did the second one find?" asks for findings, not for "second")."""
     spans = [
         m.span()
-        for ref in (_ORDINAL, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _SINGULAR_REF)
+        for ref in (_PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _SINGULAR_REF)
         for m in ref.finditer(question)
     ]
     kept = "".join(c for i, c in enumerate(question) if not any(a <= i < b for a, b in spans))

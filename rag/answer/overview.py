@@ -10,6 +10,7 @@ one's own areas, how many have none), and a question to start from.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,10 +46,23 @@ def no_topic(
     if areas:
         collection += f": {spread(areas, len(papers))}"
         topic = areas.most_common(1)[0][0].split("·")[-1].strip().lower()
+    thanked = thanks(message)
     if any(collection in answer for answer in said) and not asks_for_the_collection(index, message):
-        return prompts.NO_TOPIC_AGAIN.format(count=number)
-    template = prompts.NO_MATCH_TOPIC if searched else prompts.NO_TOPIC
+        again = prompts.THANKED_AGAIN if thanked else prompts.NO_TOPIC_AGAIN
+        return again.format(count=number)
+    template = (
+        prompts.THANKED if thanked else prompts.NO_MATCH_TOPIC if searched else prompts.NO_TOPIC
+    )
     return template.format(collection=collection, topic=topic)
+
+
+# Words that thank, a closed class: "thanks!", "ok, ty", "cheers", "I appreciate it".
+_THANKS = frozenset("thanks thank thx ty tysm cheers appreciate appreciated grateful".split())  # noqa: SIM905
+
+
+def thanks(message: str) -> bool:
+    """Whether `message` (one that names no topic) thanks: it is answered "You're welcome"."""
+    return bool(_THANKS & {w.lower() for w in re.findall(r"[A-Za-z]+", message)})
 
 
 def asks_for_the_collection(index: Index, message: str) -> bool:

@@ -90,7 +90,7 @@ from rag.ingest.wanted import question_terms as wanted_terms
 from rag.records import Hit, Paper
 from rag.settings import Settings
 from rag.stance.choose import judge_for
-from rag.text import split_sentences
+from rag.text import content_stems, split_sentences
 
 # The local model's job is a short synthesis: once this many of its sentences are shown, the
 # rest of its output is not read (the per-paper lines follow).
@@ -508,7 +508,7 @@ def answer_stream(
     # "what about the second one?", "tell me more about Guan et al.": no word of its own to
     # judge sentences on, so the paper's sentences of the role it wants come first (of those
     # not said yet), not whichever happens to pass a gate on the paper's name.
-    no_words = of_named and not question_terms(index, without_reference(typed))
+    no_words = of_named and not _words_of_its_own(index, typed)
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
@@ -743,6 +743,18 @@ def answer_stream(
         language,
         answerability,
     )
+
+
+# Asking to set papers side by side names nothing of them to look for ("compare the first two",
+# "how do they differ?"): each paper's line answers it.
+_COMPARING = frozenset(content_stems("compare comparison contrast differ difference versus"))
+
+
+def _words_of_its_own(index: Index, follow_up: str) -> list[tuple[str, bool]]:
+    """The terms a follow-up asks of the papers it points at, beside the pointing ("the second
+    one") and a request to compare them."""
+    terms = question_terms(index, without_reference(follow_up))
+    return [(stem, name) for stem, name in terms if stem not in _COMPARING]
 
 
 def _relevance_check(

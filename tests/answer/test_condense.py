@@ -837,3 +837,46 @@ def test_it_after_asking_what_they_propose_is_what_they_propose() -> None:
     )
     result = rule_rewrite("does it work in practice?", [first, found])
     assert result.question == "does model design work in practice (AlphaNet)?"
+
+
+OPTIMIZER = paper("We propose GammaRL, a policy optimizer.", ("Cy Park",), "Park — GammaRL")
+LISTED_THREE = [
+    Turn(
+        "Which papers propose models?",
+        "AlphaNet does [1]. BetaGAN does [2]. GammaRL does [3].",
+        (ALPHA, BETA, OPTIMIZER),
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "places"),
+    [
+        ("compare the first two", (0, 1)),
+        ("how do the last two differ?", (1, 2)),
+        ("what do the top 2 papers find?", (0, 1)),
+        ("compare the first and third", (0, 2)),
+        ("papers 1 and 3: which is faster?", (0, 2)),
+        ("the second one and the last one?", (1, 2)),
+    ],
+)
+def test_several_places_name_those_papers(question: str, places: tuple[int, ...]) -> None:
+    # Before: "compare the first two" was asked of whichever one paper its words matched.
+    result = rule_rewrite(question, LISTED_THREE)
+    assert result.papers == tuple(LISTED_THREE[0].cited[i] for i in places), result
+    assert "Alpha" in result.question or "Beta" in result.question, result.question
+
+
+def test_a_count_before_a_noun_is_no_place() -> None:
+    # "the first two stages" describes stages, not the papers listed.
+    assert rule_rewrite("what happens in the first two stages?", LISTED_THREE).papers != (
+        ALPHA,
+        BETA,
+    )
+
+
+def test_an_ordinal_past_a_short_answer_is_of_the_list_before_it() -> None:
+    # Before: "tell me more about the second one" after a one-paper answer said that answer had
+    # no second one, though the list just before it had.
+    turns = [*TWO_PAPERS, Turn("how much better than RoPE (AlphaNet)?", "It is [1].", (ALPHA,))]
+    assert rule_rewrite("tell me more about the second one", turns).papers == (BETA,)

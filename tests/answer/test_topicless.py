@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from rag import api, prompts
-from rag.answer import topicless
+from rag.answer import overview, topicless
 from rag.answer.condense import asks_for_more
 from rag.answer.overview import no_topic
 from rag.index.paper_index import Index
@@ -88,7 +88,7 @@ def test_a_message_about_the_collection_or_nothing_gets_the_overview(
     real_seed_index: Index, second: str
 ) -> None:
     _, two = chat(real_seed_index, ["What is CELL?", second])
-    assert two.answer in overviews(real_seed_index)
+    assert two.answer in (*overviews(real_seed_index), no_topic(real_seed_index, message=second))
     assert not two.citations and not two.abstained
 
 
@@ -165,7 +165,7 @@ def test_the_overview_is_not_repeated_in_one_conversation(real_seed_index: Index
     # Before: "thanks!" after "what's in this collection?" got the same paragraph of areas again.
     first, thanks = chat(real_seed_index, ["what's in this collection?", "thanks!"])
     assert first.answer == no_topic(real_seed_index)
-    assert thanks.answer == prompts.NO_TOPIC_AGAIN.format(count="40 papers")
+    assert thanks.answer == prompts.THANKED_AGAIN.format(count="40 papers")
     assert "Deep Learning" not in thanks.answer
     assert not thanks.citations and not thanks.abstained
 
@@ -179,9 +179,9 @@ def test_asked_again_for_the_collection_the_overview_is_given_again(
     # paper) was asked of ICGNN: "ty (ICGNN)?".
     turns = ["what does ICGNN do?", "thanks!", "what topics does the collection cover?", "ok, ty"]
     _, thanks, topics, ty = chat(real_seed_index, turns)
-    assert thanks.answer == no_topic(real_seed_index)
+    assert thanks.answer == no_topic(real_seed_index, message="thanks!")
     assert topics.answer == no_topic(real_seed_index)
-    assert ty.answer == prompts.NO_TOPIC_AGAIN.format(count="40 papers")
+    assert ty.answer == prompts.THANKED_AGAIN.format(count="40 papers")
 
 
 @pytest.mark.slow
@@ -190,7 +190,9 @@ def test_the_first_overview_of_a_conversation_describes_the_collection(
 ) -> None:
     topic, thanks = chat(real_seed_index, ["Which papers are about auctions?", "thanks!"])
     assert topic.citations
-    assert thanks.answer == no_topic(real_seed_index)
+    # Before: "Your message names no topic, ..." to a thank-you.
+    assert thanks.answer.startswith("You're welcome. The collection holds 40 papers: ")
+    assert thanks.answer == no_topic(real_seed_index, message="thanks!")
 
 
 @pytest.mark.slow
@@ -202,7 +204,7 @@ def test_thanks_with_a_word_the_papers_hold_is_no_question(
     # Melnychuk et al.'s paper on causal effects.
     _, reply = chat(real_seed_index, ["What does TreePO do?", thanks])
     assert not reply.citations, reply.answer
-    assert reply.answer == no_topic(real_seed_index)
+    assert reply.answer == no_topic(real_seed_index, message=thanks)
 
 
 def test_the_searched_judgement_reads_the_features_it_was_fitted_on() -> None:
@@ -251,7 +253,7 @@ def test_small_talk_that_holds_a_pronoun_quotes_no_paper(
 ) -> None:
     # Before: "love it" was asked as "love ICGNN" and answered with an ICGNN sentence.
     _, reply = chat(real_seed_index, ["graph label noise", thanks])
-    assert reply.answer == no_topic(real_seed_index), reply.answer
+    assert reply.answer == no_topic(real_seed_index, message=thanks), reply.answer
     assert not reply.citations and reply.standalone is None
 
 
@@ -288,3 +290,12 @@ def test_a_follow_up_after_no_paper_on_this_is_not_asked_of_earlier_papers(
 ) -> None:
     _, _, why = chat(real_seed_index, ["graph label noise", "sourdough recipes", "why?"])
     assert "Wei Ju" not in [c.hit.paper.authors[0] for c in why.citations], why.answer
+
+
+@pytest.mark.parametrize(
+    ("message", "thanked"),
+    [("thanks!", True), ("ok, ty", True), ("cheers", True), ("I appreciate it a lot", True),
+     ("love it", False), ("hello", False), ("what can you do?", False)],
+)  # fmt: skip
+def test_a_thank_you_is_answered_as_one(message: str, thanked: bool) -> None:
+    assert overview.thanks(message) is thanked
