@@ -28,7 +28,7 @@ _STRONG = (
     "meanwhile|in contrast|by contrast|on the other hand|instead|to this end|in particular|"
     "accordingly|subsequently|nevertheless|nonetheless|conversely|similarly|likewise|besides|"
     "to do so|for this purpose|to that end|in turn|in this way|in doing so|by doing so|"
-    "in so doing"
+    "in so doing|and|but|thereafter|afterwards|afterward"
 )
 _WEAK = (
     "first|firstly|second|secondly|third|thirdly|next|further|also|still|yet|overall|"

@@ -121,7 +121,16 @@ def test_a_paper_s_verb_agrees_with_several_authors() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["However, X holds.", "To address this, we go.", "In this paper, we propose Y.", "Then, Z."],
+    [
+        "However, X holds.",
+        "To address this, we go.",
+        "In this paper, we propose Y.",
+        "Then, Z.",
+        # before: "Tanaka & Silva: And they extract entity descriptions from Freebase."
+        "And we extract entity descriptions from Freebase.",
+        "But the gain vanishes on small graphs.",
+        "Thereafter, we suggest a regularizer.",
+    ],
 )
 def test_dangling_openers_are_recognised(text: str) -> None:
     assert dangling_opener(text)
