@@ -345,6 +345,11 @@ class Condensed:
     # The whole answer, when the follow-up needs no search: "the third one" after an answer
     # that listed two papers.
     reply: str | None = None
+    # "back to the compression paper - does it need retraining?": the words that describe the
+    # paper meant ("compression"), judged among the conversation's `papers`
+    # (rag/answer/pipeline.py), and where the description stands in `original`.
+    described: str | None = None
+    described_span: tuple[int, int] = (0, 0)
 
 
 Resolver = Callable[[str], "Paper | None"]
@@ -827,6 +832,68 @@ def rule_rewrite(
     else:  # no subject of its own ("Why?", "Tell me more."): about the previous papers
         return asked_of(question, papers)
     return Condensed(rewritten, question, "rule", tuple(papers))
+
+
+# A paper named by what it is about: "the compression paper", "the fairness one", "the logic
+# verification method" (up to three words before the noun; "the one about X" is a choice,
+# `_PICKS`; "the diffusion model" is a model, not a paper). Not words that place or qualify a
+# paper rather than say its topic.
+_DESCRIPTION = re.compile(
+    r"\b(?P<back>(?:go(?:ing)?\s+)?back\s+to\s+|return(?:ing)?\s+to\s+)?the\s+"
+    r"(?P<words>(?:[A-Za-z][\w-]*\s+){0,2}[A-Za-z][\w-]*)\s+"
+    r"(?P<noun>papers?|ones?|methods?|approach(?:es)?|works?|study|studies|frameworks?|articles?)\b",
+    re.IGNORECASE,
+)
+_NOT_TOPICS = frozenset(
+    """same other proposed new original above previous last latter former first second third
+    whole main best following current present earlier next each every this that these those
+    only one two three your my our their its another former final actual latest newest recent
+    oldest earliest most least key seminal important relevant related similar different
+    existing prior""".split()  # noqa: SIM905
+)
+
+
+_REFERRING_NOUNS = frozenset(
+    f"""{_ONE_WORDS} papers methods models works studies approaches framework technique tool
+    algorithm scheme system abstract""".split()
+)
+
+
+_SINGULAR_NOUNS = frozenset("paper one method approach study framework article".split())  # noqa: SIM905
+
+
+def described_reference(
+    question: str, history: Sequence[Any] | None, resolve: Resolver | None
+) -> Condensed | None:
+    """`question` when it names a paper by its topic ("back to the compression paper - does it
+    need retraining?") after answers that showed papers: method "described", with every paper
+    the conversation showed (latest first), for the pipeline to judge which is meant; else
+    None."""
+    described = _described(question)
+    if described is None:
+        return None
+    turns = to_turns(history)
+    shown = _unique(p for turn in reversed(turns) for p in _papers_of(turn, resolve))
+    if not shown:
+        return None
+    return Condensed(
+        question, question, "described", tuple(shown),
+        described=described.group("words"), described_span=described.span(),
+    )  # fmt: skip
+
+
+def _described(text: str) -> re.Match[str] | None:
+    """The first description of a paper by its topic in `text` (`_DESCRIPTION`), if any."""
+    for match in _DESCRIPTION.finditer(text):
+        words = set(match.group("words").lower().split())
+        nouns = words & _REFERRING_NOUNS  # "the method work", "the model open source"
+        # "Summarize the fairness papers", "the clustering work": the collection's, unless
+        # the message goes back to them ("going back to the federated papers, ...")
+        many = match.group("noun").lower() not in _SINGULAR_NOUNS
+        topical = not words & (_NOT_TOPICS | set(_ORDINALS)) and not nouns
+        if topical and (match.group("back") or not many):
+            return match
+    return None
 
 
 def without_reference(question: str) -> str:

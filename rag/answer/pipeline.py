@@ -46,9 +46,11 @@ from rag.answer.condense import (
     asks_for_more,
     asks_past_shown,
     condense,
+    described_reference,
     first_reference,
     last_answer_papers,
     opens_with_which,
+    paper_name,
     refers_back,
     to_turns,
     without_reference,
@@ -68,6 +70,7 @@ from rag.answer.named_papers import asked_of_named, papers_named
 from rag.answer.overview import no_topic
 from rag.answer.people import asked_of_people, named_people, others_of_theirs, their_papers
 from rag.answer.record_questions import (
+    BIBTEX,
     names_no_paper,
     names_only_fields,
     record_fields,
@@ -324,6 +327,8 @@ def answer_stream(
         llm = backend if settings.follow_up == "llm" else None
         condensed = _condensed(index, query, terms, history, llm, resolve)
         timings["condense_s"] = time.perf_counter() - t0
+    if condensed.described is not None:
+        condensed = _described_papers(index, condensed, settings, filters)
     if condensed.question == query:
         query = typed
     else:  # rewritten from the history
@@ -343,7 +348,10 @@ def answer_stream(
         condensed = _naming_another(index, condensed, filters)
     # "who wrote it?", "authors?", "when was it published?": the record answers, not the abstract.
     fields = record_fields(condensed.original)
-    if fields and not condensed.papers and history and names_only_fields(condensed.original):
+    of_last = names_only_fields(condensed.original) or (
+        BIBTEX in fields and names_no_paper(condensed.original)  # "export both as BibTeX"
+    )
+    if fields and not condensed.papers and history and of_last:
         condensed = replace(condensed, papers=tuple(last_answer_papers(history, resolve)))
     if fields and condensed.papers and condensed.pick is None:
         asked = condensed.question if condensed.question != question else None
@@ -814,6 +822,10 @@ def _condensed(
         previous = last_answer_papers(history, resolve)
         if previous:
             return asked_of(message, previous)
+    if described := described_reference(message, history, resolve):
+        # "back to the compression paper - does it need retraining?": which of the papers
+        # shown is meant is judged in `answer_stream`
+        return described
     before = _clause_before_reference(message)
     if named := _papers_named_in(index, before):
         # "and ICGNN — is it also about OOD?": a pronoun after a paper the message names, in a
@@ -991,6 +1003,23 @@ def _theirs_first(
     found = {h.paper.id for h in hits}
     ordered = sorted(papers, key=lambda p: p.id not in found)[: settings.top_k]
     return hits_of(index, query, ordered, hits)
+
+
+def _described_papers(
+    index: Index, condensed: Condensed, settings: Settings, filters: Filters | None
+) -> Condensed:
+    """The follow-up that names a paper by its topic ("the compression paper - does it need
+    retraining?"), asked of those the conversation showed that the choice on those words picks
+    (`_pick`, as "which one is about compression?" would), its description replaced by their
+    names; as typed when none of them is on it (the description may be of another paper)."""
+    picked, outside = _pick(index, condensed.described or "", condensed.papers, settings, filters)
+    if outside or not picked:
+        return Condensed(condensed.original, condensed.original)
+    papers = tuple(h.paper for h in picked)
+    start, end = condensed.described_span
+    names = " and ".join(paper_name(p) for p in papers)
+    text = condensed.original
+    return Condensed(f"{text[:start]}{names}{text[end:]}", text, "rule", papers)
 
 
 def _pick(

@@ -115,7 +115,7 @@ _ASKING_WORDS = frozenset(
     """who wrote writes written authored whom behind when year date publication release
     published released out appear appeared come came recent old where can find read get
     download access paper article full text give bibtex biblatex bib entry entries cite
-    citation citations how""".split()  # noqa: SIM905
+    citation citations how export both latex format""".split()  # noqa: SIM905
 )
 
 

@@ -10,6 +10,7 @@ from rag import prompts
 from rag.answer.condense import (
     Turn,
     condense,
+    described_reference,
     paper_name,
     refers_back,
     rule_rewrite,
@@ -880,3 +881,24 @@ def test_an_ordinal_past_a_short_answer_is_of_the_list_before_it() -> None:
     # no second one, though the list just before it had.
     turns = [*TWO_PAPERS, Turn("how much better than RoPE (AlphaNet)?", "It is [1].", (ALPHA,))]
     assert rule_rewrite("tell me more about the second one", turns).papers == (BETA,)
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("back to the compression paper - does it need retraining?", "compression"),
+        ("and the logic verification one — which benchmarks?", "logic verification"),
+        ("what does the auction paper prove?", "auction"),
+        ("what does the proposed method achieve?", None),  # no topic: the paper's own method
+        ("how does the method work?", None),
+        ("is the model open source?", None),
+        ("how does the diffusion model work?", None),  # a model, not a paper
+        ("tell me about the paper on auctions", None),  # a topic of the collection's
+        ("the second one", None),
+    ],
+)
+def test_a_paper_named_by_its_topic_is_told(question: str, words: str | None) -> None:
+    found = described_reference(question, TWO_PAPERS, None)
+    assert (found.described if found else None) == words
+    if found:
+        assert found.papers == (ALPHA, BETA) and found.method == "described"

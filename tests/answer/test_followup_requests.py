@@ -40,3 +40,58 @@ def test_a_bibtex_request_gets_the_entry(real_seed_index: Index, request_: str) 
     assert first_authors(two) == ["Jie Deng"], two.answer
     assert "```bibtex\n@misc{deng_conpress," in two.answer, two.answer
     assert "author    = {Deng, Jie" in two.answer, two.answer
+
+
+@pytest.mark.slow
+def test_a_paper_named_by_its_topic_is_the_one_the_conversation_showed(
+    real_seed_index: Index,
+) -> None:
+    # Before: "No paper's title or abstract uses “back”", then the federated-unlearning paper
+    # for its "retrain gap" (a new user's chat trial, stop 57).
+    turns = [
+        "compressing large language models with SVD",
+        "what's the weather in Berlin tomorrow?",
+        "back to the compression paper - does it need retraining?",
+    ]
+    one, _, three = chat(real_seed_index, turns)
+    assert first_authors(one) == ["Ali Abbasi"], one.answer
+    assert first_authors(three) == ["Ali Abbasi"], three.answer
+    assert "back" not in three.answer, three.answer
+
+
+@pytest.mark.slow
+def test_a_paper_named_by_a_topic_none_shown_is_on_is_searched(real_seed_index: Index) -> None:
+    one, two = chat(
+        real_seed_index,
+        ["LLMs for math theorem proving?", "and the logic verification one — which benchmarks?"],
+    )
+    assert "Chuxue Cao" not in first_authors(one), one.answer
+    assert first_authors(two) == ["Chuxue Cao"], two.answer
+
+
+@pytest.mark.slow
+def test_a_bibtex_request_naming_no_paper_is_of_the_last_answer(real_seed_index: Index) -> None:
+    # Before: "No paper's title or abstract uses “export” or “BibTeX”" (a blind trial, stop 57).
+    one, two = chat(
+        real_seed_index,
+        ["Which papers study federated learning?", "Thanks. Can you export both as BibTeX?"],
+    )
+    assert first_authors(two) == first_authors(one) and len(first_authors(one)) == 2, two.answer
+    assert two.answer.count("@misc{") == 2, two.answer
+
+
+@pytest.mark.slow
+def test_papers_named_by_their_topic_after_a_change_of_topic(real_seed_index: Index) -> None:
+    # Before: "No paper's title or abstract uses “back” or “threat”", and "How would I cite the
+    # federated one in LaTeX?" said the collection has no paper on it.
+    turns = [
+        "Which papers study federated learning?",
+        "Unrelated: anything on neuroscience data such as calcium imaging?",
+        "Going back to the federated papers, what threat model do they assume?",
+        "How would I cite the federated one in LaTeX?",
+    ]
+    one, _, three, four = chat(real_seed_index, turns)
+    assert first_authors(three) == first_authors(one), three.answer
+    assert "back" not in three.answer.split(".")[0], three.answer
+    assert set(first_authors(four)) <= set(first_authors(one)) and four.citations, four.answer
+    assert "```bibtex" in four.answer, four.answer

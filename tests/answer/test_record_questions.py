@@ -61,6 +61,7 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         ("bibtex please", ("authors", "year", "link", "bibtex")),
         ("how do I cite it?", ("authors", "year", "link", "bibtex")),
         ("what is the citation for ICGNN?", ("authors", "year", "link", "bibtex")),
+        ("Thanks. Can you export both as BibTeX?", ("authors", "year", "link", "bibtex")),
         ("which papers cite DPO?", ()),
         ("citation count?", ()),
         ("how often is it cited?", ()),
