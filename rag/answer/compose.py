@@ -283,13 +283,18 @@ def asks_of_papers(question: str, papers: Sequence[Paper]) -> list[str]:
     `papers`, as they are written: an author's family name ("what did Guan et al. find?"),
     the method its abstract introduces, its title. What it asks of them beyond which papers
     they are; "CELL" names a paper, "cells" is a word ("what did they find about cells?")."""
+    return question_terms(without_names(question, papers))
+
+
+def without_names(question: str, papers: Sequence[Paper]) -> str:
+    """`question` without the names it writes of `papers` (`asks_of_papers`)."""
     text = question
     for paper in papers:
         names = [n.split()[-1] for n in paper.authors if n.split()]
         names += [n for n in (method_name(paper.abstract), paper.title) if n]
         for name in sorted(names, key=len, reverse=True):
             text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text)
-    return question_terms(text)
+    return text
 
 
 def topic_terms(relevance: RelevanceCheck, name: str | None) -> list[str]:
@@ -489,6 +494,7 @@ def compose(
     synthesis: Mapping[int, str] | None = None,
     drawn_on: Mapping[int, str] | None = None,
     any_sentence: bool = False,
+    own_words: bool = False,
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
 
@@ -514,6 +520,9 @@ def compose(
         any_sentence: `question` says what it wants of its papers and names nothing else
             ("what did they find?", "why?": `asks_of_papers`): every sentence of theirs is
             about it, those of the role it wants first, and none lacks it (no note).
+        own_words: with `absent`, the question asks its papers something in words of its own,
+            not for a kind of sentence ("is it safe?", not "what did they find?"): only a
+            sentence about those words answers it.
     """
     kind = question_kind(question)
     states = kind not in _STATED
@@ -532,7 +541,11 @@ def compose(
             question, kind, relevance, ev, said, any_sentence=any_sentence, asked_of_it=every
         )
         found = found or (
-            choice is not None and (any_sentence or not _only_again(choice, relevance, ev, before))
+            choice is not None
+            and (any_sentence or not _only_again(choice, relevance, ev, before))
+            # A sentence taken only because it was not said yet is no answer to a follow-up
+            # that asks something in words of its own ("is it safe?").
+            and (not own_words or relevance.passes(choice.about))
         )
         if choice is None and every:
             choice = Choice(ev.n, ev.best_sentence, 0.0, states)

@@ -37,6 +37,7 @@ from rag.answer.compose import (
     compose,
     question_kind,
     states_what_is_asked,
+    without_names,
 )
 from rag.answer.condense import (
     Condensed,
@@ -501,22 +502,24 @@ def answer_stream(
         asked = corrected(index, condensed.original)
     elif condensed.asked and condensed.pick is None and question_terms(index, condensed.asked):
         asked = condensed.asked  # "main limitation of Seo et al.?", "ConPress vs LDPVR: speed?"
-    # It asks something of the papers it names ("main limitation?", "does the second one use
-    # tools?"): when none of them has a sentence about it, the answer says so.
-    absent = of_named and wants
     # "why did they do it?", searched as "why did IDFT and Guan et al. do it?": it asks nothing
     # but a kind of sentence, so each paper's line is chosen on the message's own words (the
     # names the rewrite put in would pull it to the sentence naming the paper).
     typed = corrected(index, condensed.original) if of_named else ""
+    # "what about the second one?", "tell me more about Guan et al.": no word of its own to
+    # judge sentences on, so the paper's sentences of the role it wants come first (of those
+    # not said yet), not whichever happens to pass a gate on the paper's name.
+    no_words = of_named and not _words_of_its_own(index, typed)
+    # It asks something of the papers it names ("main limitation?", "does the second one use
+    # tools?", "is it safe?"): when none of them has a sentence about it, the answer says so.
+    # "is it safe?" names no kind of sentence, only words of its own, which a line must be about.
+    own_words_asked = of_named and not wants and not no_words
+    absent = (of_named and wants) or own_words_asked
     own_words = typed if absent else asked
     # "what did the second one find?": "second one" points back and asks nothing of them.
     only_wants = absent and not asks_of_papers(
         without_reference(own_words), [h.paper for h in relevant]
     )
-    # "what about the second one?", "tell me more about Guan et al.": no word of its own to
-    # judge sentences on, so the paper's sentences of the role it wants come first (of those
-    # not said yet), not whichever happens to pass a gate on the paper's name.
-    no_words = of_named and not _words_of_its_own(index, typed)
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
@@ -581,7 +584,11 @@ def answer_stream(
     leak = PromptLeakDetector(prompts.SYSTEM, prompts.CONDENSE_SYSTEM, names=prompts.EXAMPLE_NAMES)
     stance = judge_for(settings.stance, settings)
     checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak, stance)
-    relevance = _relevance_check(index, asked, evidence, settings)
+    # A follow-up asked of the papers it names is judged without their names ("is ConPress
+    # safe?" as "is safe?": any sentence naming ConPress would pass).
+    asked_papers = [h.paper for h in relevant]
+    judged_on = without_names(asked, asked_papers) if own_words_asked else asked
+    relevance = _relevance_check(index, judged_on, evidence, settings)
     render = _Renderer(evidence, settings.unsupported)
     if outside:  # one line first: none of the previous papers; what follows is from elsewhere
         timings.setdefault("first_sentence_s", time.perf_counter() - t0)
@@ -706,6 +713,7 @@ def answer_stream(
             absent=absent,
             before=earlier if absent else "",
             any_sentence=only_wants or no_words,
+            own_words=own_words_asked,
         )
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
@@ -754,8 +762,15 @@ def answer_stream(
 
 
 # Asking to set papers side by side names nothing of them to look for ("compare the first two",
-# "how do they differ?"): each paper's line answers it.
-_COMPARING = frozenset(content_stems("compare comparison contrast differ difference versus"))
+# "how do they differ?"); nor does asking for the gist or what they achieved ("tl;dr", "eli5",
+# "meaning?", "what did they achieve"): each paper's line answers it.
+_COMPARING = frozenset(
+    content_stems(
+        """compare comparison contrast differ difference versus tldr tl dr eli5 meaning gist
+        achieve achieved achievement accomplish accomplished takeaway takeaways punchline
+        contribution contributions"""
+    )
+) | {"tl", "dr", "eli5"}  # "tl;dr", "eli5": shorthand content_stems leaves out
 
 
 def _words_of_its_own(index: Index, follow_up: str) -> list[tuple[str, bool]]:
