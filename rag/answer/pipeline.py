@@ -764,7 +764,7 @@ def answer_stream(
 # Asking to set papers side by side names nothing of them to look for ("compare the first two",
 # "how do they differ?"); nor does asking for the gist or what they achieved ("tl;dr", "eli5",
 # "meaning?", "what did they achieve"): each paper's line answers it.
-_COMPARING = frozenset(
+_REQUEST_WORDS = frozenset(
     content_stems(
         """compare comparison contrast differ difference versus tldr tl dr eli5 meaning gist
         achieve achieved achievement accomplish accomplished takeaway takeaways punchline
@@ -775,9 +775,9 @@ _COMPARING = frozenset(
 
 def _words_of_its_own(index: Index, follow_up: str) -> list[tuple[str, bool]]:
     """The terms a follow-up asks of the papers it points at, beside the pointing ("the second
-    one") and a request to compare them."""
+    one") and a request to compare them or for their gist (`_REQUEST_WORDS`)."""
     terms = question_terms(index, without_reference(follow_up))
-    return [(stem, name) for stem, name in terms if stem not in _COMPARING]
+    return [(stem, name) for stem, name in terms if stem not in _REQUEST_WORDS]
 
 
 def _relevance_check(
