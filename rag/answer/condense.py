@@ -82,15 +82,17 @@ _ORDINAL_REF = re.compile(
 _FORMER_LATTER = re.compile(r"\bthe\s+(?P<b>former|latter)\b(?=(?:\s+(?P<next>[a-z]+))?)", re.I)
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
+_PLACE_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 _COUNT = rf"(?:{'|'.join(_COUNTS)}|[2-9])"
 # Several papers by their places: "the first two", "the top 3 papers", "the last two ones",
 # "the first and third", "papers 1 and 3", "[1] and [2]".
+_NOUNS = rf"(?:{_ONE}(?:e?s)?|papers|studies)"  # "the first two approaches"
 _PLACES = re.compile(
-    rf"\b(?:the\s+)?(?P<end>first|top|last)\s+(?P<count>{_COUNT})(?:\s+{_NOUN}s?\b"
+    rf"\b(?:the\s+)?(?P<end>first|top|last)\s+(?P<count>{_COUNT})(?:\s+{_NOUNS}\b"
     rf"|(?=(?:\s+(?P<next>[a-z]+))?))"
     rf"|\b(?:the\s+)?(?P<one>{_ORD})(?:\s+{_ONE})?\s*(?:,|and|&)\s*(?:the\s+)?(?P<two>{_ORD})"
-    rf"(?:\s+{_NOUN}s?)?\b"
-    rf"|(?:\b(?:{_NOUN}s?\s+)|\[)(?P<n1>[1-9])\]?\s*(?:,|and|&)\s*\[?(?P<n2>[1-9])\b\]?",
+    rf"(?:\s+{_NOUNS})?\b"
+    rf"|(?:\b(?:{_NOUNS}\s+)|\[)(?P<n1>[1-9])\]?\s*(?:,|and|&)\s*\[?(?P<n2>[1-9])\b\]?",
     re.IGNORECASE,
 )
 
@@ -720,6 +722,21 @@ def rule_rewrite(
         listed = _set_turn(turns)
         markers = _cited_numbers(listed) if listed is not None else []
         places = _places(several, len(markers))
+        if listed is not None and markers and max(places) > len(markers):
+            # after an answer on one paper: of the latest list that long, as "the second one"
+            longer = next(
+                (t for t in reversed(turns) if len(_cited_numbers(t)) >= max(places)), None
+            )
+            if longer is None:
+                n = len(markers)
+                reply = prompts.NO_SUCH_PLACE.format(
+                    papers=f"{n} paper{'s' if n != 1 else ''}",
+                    word=_PLACE_WORDS.get(max(places), f"number {max(places)}"),
+                    them="them" if n != 1 else "it",
+                )
+                return Condensed(question, question, "rule", reply=reply)
+            listed, markers = longer, _cited_numbers(longer)
+            places = _places(several, len(markers))
         if listed is not None and markers and all(1 <= k <= len(markers) for k in places):
             chosen = _unique(_cited(listed, markers[k - 1], resolve) for k in places)
             if chosen:

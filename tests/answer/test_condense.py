@@ -902,3 +902,20 @@ def test_a_paper_named_by_its_topic_is_told(question: str, words: str | None) ->
     assert (found.described if found else None) == words
     if found:
         assert found.papers == (ALPHA, BETA) and found.method == "described"
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("How do the first two approaches differ?", "second"),
+        ("Of the top three, which is best?", "third"),
+    ],
+)
+def test_several_places_past_a_one_paper_answer_say_there_are_not_so_many(
+    question: str, word: str
+) -> None:
+    # Before: "How do the first two approaches differ?" after one paper said the collection had
+    # no paper on it (a blind trial, stop 57).
+    one = [Turn("What is AlphaNet?", "AlphaNet does [1].", (ALPHA,))]
+    result = rule_rewrite(question, one)
+    assert result.reply == prompts.NO_SUCH_PLACE.format(papers="1 paper", word=word, them="it")
