@@ -82,7 +82,8 @@ _ORDINAL_REF = re.compile(
 _FORMER_LATTER = re.compile(r"\bthe\s+(?P<b>former|latter)\b(?=(?:\s+(?P<next>[a-z]+))?)", re.I)
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
-_PLACE_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+# "second" for 2: the ordinals' words, read back
+_PLACE_WORDS = {n: w for w, n in _ORDINALS.items() if w.isalpha() and w != "former"}
 _COUNT = rf"(?:{'|'.join(_COUNTS)}|[2-9])"
 # Several papers by their places: "the first two", "the top 3 papers", "the last two ones",
 # "the first and third", "papers 1 and 3", "[1] and [2]".
@@ -724,17 +725,10 @@ def rule_rewrite(
         places = _places(several, len(markers))
         if listed is not None and markers and max(places) > len(markers):
             # after an answer on one paper: of the latest list that long, as "the second one"
-            longer = next(
-                (t for t in reversed(turns) if len(_cited_numbers(t)) >= max(places)), None
-            )
+            longer = _list_as_long(turns, max(places))
             if longer is None:
-                n = len(markers)
-                reply = prompts.NO_SUCH_PLACE.format(
-                    papers=f"{n} paper{'s' if n != 1 else ''}",
-                    word=_PLACE_WORDS.get(max(places), f"number {max(places)}"),
-                    them="them" if n != 1 else "it",
-                )
-                return Condensed(question, question, "rule", reply=reply)
+                word = _PLACE_WORDS.get(max(places), f"number {max(places)}")
+                return _no_such_place(question, len(markers), word)
             listed, markers = longer, _cited_numbers(longer)
             places = _places(several, len(markers))
         if listed is not None and markers and all(1 <= k <= len(markers) for k in places):
@@ -753,20 +747,14 @@ def rule_rewrite(
         if listed is not None and markers and place > len(markers):
             # "the second one" after an answer on one paper: of the latest list that has one
             # (the answer before it listed two)
-            longer = next((t for t in reversed(turns) if len(_cited_numbers(t)) >= place), None)
+            longer = _list_as_long(turns, place)
             if longer is not None:
                 listed, markers = longer, _cited_numbers(longer)
         if listed is not None and 1 <= place <= len(markers):
             paper = _cited(listed, markers[place - 1], resolve)
         elif listed is not None and markers and place > len(markers):
             # "the third one" after two papers: saying so beats answering of another paper.
-            n = len(markers)
-            reply = prompts.NO_SUCH_PLACE.format(
-                papers=f"{n} paper{'s' if n != 1 else ''}",
-                word=word.lower(),
-                them="them" if n != 1 else "it",
-            )
-            return Condensed(question, question, "rule", reply=reply)
+            return _no_such_place(question, len(markers), word)
     elif number_match:  # "[2]", "paper 2": the marker in the last answer's text
         paper = _cited(last, int(number_match.group("a") or number_match.group("b")), resolve)
         match = number_match
@@ -864,10 +852,10 @@ _DESCRIPTION = re.compile(
 _NOT_TOPICS = frozenset(
     """same other proposed new original above previous last latter former first second third
     whole main best following current present earlier next each every this that these those
-    only one two three your my our their its another former final actual latest newest recent
+    only one two three your my our their its another final actual latest newest recent
     oldest earliest most least key seminal important relevant related similar different
     existing prior""".split()  # noqa: SIM905
-)
+) | frozenset(_ORDINALS)  # "the second paper" is a place
 
 
 _REFERRING_NOUNS = frozenset(
@@ -907,10 +895,25 @@ def _described(text: str) -> re.Match[str] | None:
         # "Summarize the fairness papers", "the clustering work": the collection's, unless
         # the message goes back to them ("going back to the federated papers, ...")
         many = match.group("noun").lower() not in _SINGULAR_NOUNS
-        topical = not words & (_NOT_TOPICS | set(_ORDINALS)) and not nouns
+        topical = not words & _NOT_TOPICS and not nouns
         if topical and (match.group("back") or not many):
             return match
     return None
+
+
+def _list_as_long(turns: Sequence[Turn], place: int) -> Turn | None:
+    """The latest turn whose answer cited at least `place` papers (None: none did)."""
+    return next((t for t in reversed(turns) if len(_cited_numbers(t)) >= place), None)
+
+
+def _no_such_place(question: str, listed: int, word: str) -> Condensed:
+    """The reply to `question`, which points at place `word` ("third") of a list of `listed`."""
+    reply = prompts.NO_SUCH_PLACE.format(
+        papers=f"{listed} paper{'s' if listed != 1 else ''}",
+        word=word,
+        them="them" if listed != 1 else "it",
+    )
+    return Condensed(question, question, "rule", reply=reply)
 
 
 def without_reference(question: str) -> str:

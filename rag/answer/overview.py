@@ -10,7 +10,6 @@ one's own areas, how many have none), and a question to start from.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 from rag import prompts
 from rag.answer.vector_model import fitted_weights, vector_logit
 from rag.index.paper_index import Index
+from rag.text import CONTENT_WORD
 
 GROUPS_SHOWN = 6  # top-level areas named ("Deep Learning", "Theory", ...)
 AREAS_SHOWN = 3  # the largest top-level area's own areas named ("Large Language Models", ...)
@@ -62,7 +62,7 @@ _THANKS = frozenset("thanks thank thx ty tysm cheers appreciate appreciated grat
 
 def thanks(message: str) -> bool:
     """Whether `message` (one that names no topic) thanks: it is answered "You're welcome"."""
-    return bool(_THANKS & {w.lower() for w in re.findall(r"[A-Za-z]+", message)})
+    return bool(_THANKS & {w.lower() for w in CONTENT_WORD.findall(message)})
 
 
 def asks_for_the_collection(index: Index, message: str) -> bool:

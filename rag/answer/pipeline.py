@@ -516,10 +516,9 @@ def answer_stream(
     own_words_asked = of_named and not wants and not no_words
     absent = (of_named and wants) or own_words_asked
     own_words = typed if absent else asked
+    asked_papers = [h.paper for h in relevant]
     # "what did the second one find?": "second one" points back and asks nothing of them.
-    only_wants = absent and not asks_of_papers(
-        without_reference(own_words), [h.paper for h in relevant]
-    )
+    only_wants = absent and not asks_of_papers(without_reference(own_words), asked_papers)
     evidence = select_evidence(
         index.sentence_embedder, asked, relevant, settings.evidence_sentences
     )
@@ -586,7 +585,6 @@ def answer_stream(
     checker = CitationChecker(index.embedder, evidence, settings.support_threshold, leak, stance)
     # A follow-up asked of the papers it names is judged without their names ("is ConPress
     # safe?" as "is safe?": any sentence naming ConPress would pass).
-    asked_papers = [h.paper for h in relevant]
     judged_on = without_names(asked, asked_papers) if own_words_asked else asked
     relevance = _relevance_check(index, judged_on, evidence, settings)
     render = _Renderer(evidence, settings.unsupported)
