@@ -263,10 +263,28 @@ _PAST_SHOWN = re.compile(
     r"|(?<!\bthe\s)\bothers\b",
     re.IGNORECASE,
 )
+# "the two papers", "these two", "both methods", "compare both": a pair, never a count of
+# things of theirs ("the two datasets") nor "both X and Y".
+_PAIR_NOUN = r"(?:papers|ones|methods|approaches|studies|articles|works)"
+_PAIR = (
+    rf"\b(?:the|these|those)\s+two(?:\s+{_PAIR_NOUN})?(?=\s*(?:[?.!,;]|$)|\s+{_PAIR_NOUN}\b)"
+    rf"|\b(?:the|these|those)\s+two\s+{_PAIR_NOUN}\b"
+    rf"|\bboth(?:\s+{_PAIR_NOUN})?(?=\s*(?:[?.!,;]|$))|\bboth\s+{_PAIR_NOUN}\b"
+    # "do both use X?", "are both about graphs?"
+    r"|(?<=\bdo\s)both\b(?![^?.!]*\band\b)|(?<=\bare\s)both\b(?![^?.!]*\band\b)"
+    r"|(?<=\bdid\s)both\b(?![^?.!]*\band\b)|(?<=\bcan\s)both\b(?![^?.!]*\band\b)"
+)
+_PAIR_REF = re.compile(_PAIR, re.IGNORECASE)
 _PLURAL_REF = re.compile(
     # a noun after "their" or "those" is what they point at; after "they" a verb ("they work")
     rf"\b(?:they|them|theirs)\b|\b(?:their|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
-    rf"|{_WHICH_ONE}|{_OTHERS}",
+    rf"|{_PAIR}|{_WHICH_ONE}|{_OTHERS}",
+    re.IGNORECASE,
+)
+# A question that sets papers side by side: "how do they compare?", "what's the difference?"
+_COMPARES = re.compile(
+    r"\b(?:compar\w*|contrast\w*|differ\w*|versus|vs|better|worse|same|similar\w*|alike|"
+    r"agree\w*|disagree\w*)\b",
     re.IGNORECASE,
 )
 # A choice among the set's papers, however long the question: "Which one ...?", and a partitive
@@ -500,6 +518,17 @@ def _topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
 
 # "why did they do it?", "how do you do it": "it" is what was done, the papers' work.
 _DONE = re.compile(r"\b(?:they|you|we|i|people|one|to)\s+(?:do|did|does|doing)\s+$", re.IGNORECASE)
+# "what did it find?", "does it report numbers?": a verb of reporting takes a paper for its
+# subject; a topic ("graph OOD detection") finds nothing, so "it" is the last answer's paper.
+_REPORTS = re.compile(
+    r"\s+(?:\w+ly\s+)?(?:find|finds|found|show|shows|showed|shown|report|reports|reported|"
+    r"conclude|concludes|concluded|demonstrate|demonstrates|demonstrated|claim|claims|claimed|"
+    r"argue|argues|argued|observe|observes|observed|measure|measures|measured|evaluate|"
+    r"evaluates|evaluated|compare|compares|compared)\b",
+    re.IGNORECASE,
+)
+# "how is it evaluated?": a passive's "it" is what is acted on, which a topic may be.
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being)\s+$", re.IGNORECASE)
 
 
 def _topic_it(text: str, numbers: Sequence[int]) -> re.Match[str] | None:
@@ -507,14 +536,17 @@ def _topic_it(text: str, numbers: Sequence[int]) -> re.Match[str] | None:
     object of "do" ("why did they do it?"); "its" only after an answer of at most one paper
     (after several, "its outcome?" is the first one's, as it always was). None where the
     question names a paper otherwise ("what does this paper say about it?": it is asked of
-    that paper); never "itself" ("does the network fix itself?")."""
+    that paper); never "itself" ("does the network fix itself?"), nor the subject of a verb of
+    reporting (`_REPORTS`: "what did it find?")."""
     found = list(_SINGULAR_REF.finditer(text))
     if any(m.group().lower() not in _BARE_IT for m in found):
         return None  # "this paper", "the method"
     for m in found:
         word = m.group().lower()
         if (word == "its" and len(numbers) <= 1) or (
-            word == "it" and not _DONE.search(text[: m.start()])
+            word == "it"
+            and not _DONE.search(text[: m.start()])
+            and not (_REPORTS.match(text, m.end()) and not _PASSIVE.search(text[: m.start()]))
         ):
             return m
     return None
@@ -794,6 +826,15 @@ def rule_rewrite(
             # on the set's own question ("graph neural networks with noisy labels").
             return Condensed(topic.question, question, "rule", excluded=tuple(papers))
         papers = others or papers
+    elif (
+        len(papers) == 1
+        and found is not None
+        and _PLURAL_REF.fullmatch(found.group())
+        and (_PAIR_REF.search(text) or _COMPARES.search(text))
+    ):
+        # "is there another paper on fairness?" then "how do they compare?": the paper shown
+        # last and the one shown before it
+        papers = _with_earlier(turns, last, papers, resolve)
     it = _topic_it(text, numbers)
     asked_alone = _asked_on_its_own(turns, last) if it is not None else last
     asks_topic = (
@@ -979,6 +1020,19 @@ def _asked_of_one(question: str, pick: re.Match[str], name: str) -> str | None:
 def _unique(papers: Iterable[Paper | None]) -> list[Paper]:
     """Return the papers that are there, each once, in order."""
     return list({p.id: p for p in papers if p is not None}.values())
+
+
+def _with_earlier(
+    turns: Sequence[Turn], last: Turn, papers: list[Paper], resolve: Resolver | None
+) -> list[Paper]:
+    """`papers` (one, of `last`) and the first paper an earlier answer showed that is not it:
+    what a plural asked of a pair ("the two papers", "how do they compare?") refers to."""
+    upto = list(turns[: turns.index(last)]) if last in turns else []
+    for turn in reversed(upto):
+        earlier = [p for p in _papers_of(turn, resolve) if p.id != papers[0].id]
+        if earlier:
+            return [earlier[0], *papers]
+    return papers
 
 
 def _papers_of(turn: Turn | None, resolve: Resolver | None) -> list[Paper]:

@@ -95,3 +95,31 @@ def test_papers_named_by_their_topic_after_a_change_of_topic(real_seed_index: In
     assert "back" not in three.answer.split(".")[0], three.answer
     assert set(first_authors(four)) <= set(first_authors(one)) and four.citations, four.answer
     assert "```bibtex" in four.answer, four.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "follow_up",
+    ["how do they compare?", "compare the two papers", "what's the difference between the two?",
+     "do both use adversarial training?"],
+)  # fmt: skip
+def test_a_pair_asked_of_after_one_paper_each_is_both_papers(
+    real_seed_index: Index, follow_up: str
+) -> None:
+    # Before: "how do CELL compare?" (one paper), and "compare the two papers" was searched as
+    # typed and answered from the auctions, zero-order and clustering papers (stop 58 trial).
+    turns = ["what does the paper on fair ERM find?", "is there another paper on fairness?"]
+    one, two, three = chat(real_seed_index, [*turns, follow_up])
+    assert len(one.citations) == len(two.citations) == 1, (one.answer, two.answer)
+    assert first_authors(three) == [*first_authors(one), *first_authors(two)], three.answer
+
+
+@pytest.mark.slow
+def test_what_it_found_after_a_topic_is_the_papers_finding(real_seed_index: Index) -> None:
+    # Before: "what did graph out-of-distribution detection find?", which repeated the last
+    # answer's method sentences, one of them from the noisy-label paper (stop 58 trial).
+    turns = ["ok, what about graph out-of-distribution detection?", "what did it find?"]
+    one, two = chat(real_seed_index, turns)
+    assert first_authors(two) == first_authors(one)[:1], two.answer
+    assert "detection" not in (two.standalone or ""), two.standalone
+    assert two.sentences[0]["text"] != one.sentences[0]["text"], two.answer
