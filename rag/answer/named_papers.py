@@ -18,10 +18,14 @@ from rag.answer.condense import Condensed
 from rag.index.catalog import per_catalog
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters
+from rag.ingest.naming import defined_names, method_name
 from rag.records import Paper
 
 _TOKEN = re.compile(r"[\w-]+")  # "TRM's" is TRM, "ZS-SVD" one token
 Names = dict[str, list[tuple[tuple[str, ...], Paper]]]
+# A name an abstract defines names its paper when the abstract writes it this often, the
+# definition included: a name the paper goes on to use, not one it mentions in passing.
+_USES = 3
 
 
 def method_of(paper: Paper) -> str | None:
@@ -31,12 +35,48 @@ def method_of(paper: Paper) -> str | None:
     return paper.label.split(" — ", 1)[1].strip() or None
 
 
+def _own_names(papers: dict[str, Paper]) -> dict[str, str]:
+    """The name of each paper whose label shows none, when its abstract gives one: the method
+    it introduces (`method_name`: a titled paper's label is its title), else the name it
+    defines in parentheses and goes on using ("program-of-layers (PoLar)" then "PoLar
+    improves accuracy", `defined_names`), most used first, which no other abstract writes
+    ("GRPO", defined by one paper and used by five, names none) and which is no plural
+    ("PINNs" are a kind of model, not theirs)."""
+    unnamed = {pid: p for pid, p in papers.items() if p.abstract and not method_of(p)}
+    found: dict[str, str] = {}
+    candidates: dict[str, list[str]] = {}
+    for pid, paper in unnamed.items():
+        if (name := method_name(paper.abstract)) is not None:
+            found[pid] = name
+        else:
+            used = [n for n in defined_names(paper.abstract) if not re.search(r"[A-Z]s$", n)]
+            counts = {
+                n: len(re.findall(rf"(?<![\w-]){re.escape(n)}(?![\w-])", paper.abstract))
+                for n in used
+            }
+            candidates[pid] = sorted(
+                (n for n in used if counts[n] >= _USES), key=lambda n: -counts[n]
+            )
+    wanted = {n for names in candidates.values() for n in names}
+    writers = dict.fromkeys(wanted, 0)
+    for paper in papers.values():
+        for token in wanted & set(_TOKEN.findall(paper.abstract or "")):
+            writers[token] += 1
+    for pid, names in candidates.items():
+        if own := [n for n in names if writers[n] == 1]:
+            found[pid] = own[0]
+    return found
+
+
 @per_catalog
 def _table(papers: dict[str, Paper]) -> Names:
-    """Each method name held by one paper alone, as tokens, under its first token."""
+    """Each method name held by one paper alone, as tokens, under its first token: the one
+    its derived label shows, else the one its abstract gives (`_own_names`)."""
     holders: dict[tuple[str, ...], list[Paper]] = {}
+    own = _own_names(papers)
     for paper in papers.values():
-        if (name := method_of(paper)) and (tokens := tuple(_TOKEN.findall(name))):
+        name = method_of(paper) or own.get(paper.id)
+        if name and (tokens := tuple(_TOKEN.findall(name))):
             holders.setdefault(tokens, []).append(paper)
     table: Names = {}
     for tokens, held_by in holders.items():

@@ -197,6 +197,17 @@ def method_name(abstract: str) -> str | None:
     return None
 
 
+_DEFINED = re.compile(rf"\(({_TOKEN})\)")
+
+
+def defined_names(abstract: str) -> list[str]:
+    """Return the distinctive names an abstract defines in parentheses, in order: "dynamic
+    program-of-layers (PoLar)" gives "PoLar", "forward-mode AD (FmAD)" gives "FmAD"; not
+    plain words or single capitals ("(i)", "(Fig)")."""
+    names = [m.group(1) for m in _DEFINED.finditer(abstract) if _distinctive(m.group(1))]
+    return list(dict.fromkeys(names))
+
+
 # An author's macro for the method's own name, left in an abstract as arXiv abstracts sometimes
 # carry one ("the performance gain of \\modelname on ..."): `\\modelname`, `\\method`,
 # `\\ours`, `\\sysname`, `\\ourapproach`, ... with or without an empty group after it.

@@ -58,6 +58,36 @@ def test_two_names_name_two_papers(question: str, ids: set[str], rest: str) -> N
     assert {p.id for p in named[0]} == ids and named[1] == rest
 
 
+def test_a_name_an_abstract_defines_and_uses_names_its_paper() -> None:
+    polar = Paper(
+        "p",
+        ("A B",),
+        "We reveal dynamic program-of-layers (PoLar). PoLar skips "
+        "layers; PoLar improves accuracy over GRPO (GRPO).",
+        label="Li et al.",
+        label_derived=True,
+    )
+    grpo = Paper(
+        "g",
+        ("C D",),
+        "Group relative policy optimization (GRPO) with GRPO and GRPO again.",
+        label="Ng et al.",
+        label_derived=True,
+    )
+    titled = Paper(
+        "t",
+        ("E F",),
+        "We propose ICGNN, a graph model.",
+        title="Robust graphs",
+        label="Robust graphs",
+    )
+    index = SimpleNamespace(papers={p.id: p for p in (polar, grpo, titled, CELL)})
+    named = named_papers(index, "PoLar vs ICGNN vs CELL")
+    assert named is not None and [p.id for p in named[0]] == ["p", "t", "c"]
+    # "GRPO" is written by two abstracts: a term of the field, no paper's name
+    assert named_papers(index, "GRPO vs CELL") is None
+
+
 @pytest.mark.parametrize(
     "question",
     [
@@ -81,6 +111,9 @@ def test_one_name_or_a_name_not_as_written_leaves_it_to_search(question: str) ->
         ("Compare TRM with TreePO", {"Yingru Li", "Yizhi Li"}),
         ("ExPLAIND or Certified Circuits: which one explains a model better?",
          {"Florian Eichin", "Alaa Anani"}),
+        # PoLar's label shows no name ("Li et al."); its abstract defines "(PoLar)" and uses it
+        ("ZS-SVD vs PoLar", {"Ali Abbasi", "Ziyue Li"}),
+        ("FmAD or PoLar?", {"Kunjal Panchal", "Ziyue Li"}),
     ],
 )  # fmt: skip
 def test_a_comparison_cites_every_paper_it_names(
