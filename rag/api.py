@@ -155,7 +155,8 @@ def ask_stream(
 
 def _with_bibtex(stream: Iterator[str | Answer]) -> Iterator[str | Answer]:
     """`stream`, with the BibTeX entries of the papers a record answer cites after its text
-    ("give me the bibtex for the first one"): the entries `rag list --format bibtex` writes."""
+    ("give me the bibtex for the first one"): the entries `rag list --format bibtex` writes,
+    without the abstract."""
     from dataclasses import replace
 
     from rag.answer.pipeline import Answer
@@ -169,7 +170,9 @@ def _with_bibtex(stream: Iterator[str | Answer]) -> Iterator[str | Answer]:
         if event.abstained or not event.citations or not records:
             yield event
             continue
-        entries = to_bibtex([c.hit.paper for c in sorted(event.citations, key=lambda c: c.n)])
+        # An entry to cite the paper by, short enough to read in a chat: no abstract.
+        papers = [c.hit.paper for c in sorted(event.citations, key=lambda c: c.n)]
+        entries = to_bibtex(papers, abstracts=False)
         block = f"\n\n```bibtex\n{entries}```"
         yield block
         yield replace(event, answer=event.answer + block)

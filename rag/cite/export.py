@@ -160,11 +160,12 @@ def _verbatim(text: str) -> str:
     return text.replace("{", "%7B").replace("}", "%7D")
 
 
-def bibtex_entry(paper: Paper) -> str:
+def bibtex_entry(paper: Paper, abstract: bool = True) -> str:
     """Return one `@misc` BibTeX entry; absent metadata is absent, not made up.
 
     Args:
         paper: the paper.
+        abstract: with its abstract (a library export); without, an entry to cite it by.
 
     Returns:
         The entry text, ending with a newline.
@@ -193,15 +194,16 @@ def bibtex_entry(paper: Paper) -> str:
         fields.append(("keywords", ", ".join(f"{{{k}}}" if "," in k else k for k in escaped)))
     if note := _note(paper):
         fields.append(("note", latex_escape(note)))
-    if paper.abstract:  # a title-only record has none: no empty field for it
+    if paper.abstract and abstract:  # a title-only record has none: no empty field for it
         fields.append(("abstract", latex_escape(paper.abstract)))
     body = ",\n".join(f"  {name:<9} = {{{value}}}" for name, value in fields)
     return f"@misc{{{_key(paper)},\n{body}\n}}\n"
 
 
-def to_bibtex(papers: Sequence[Paper]) -> str:
-    """Return a .bib file of the papers, one entry each, in the given order."""
-    return "\n".join(bibtex_entry(p) for p in papers)
+def to_bibtex(papers: Sequence[Paper], abstracts: bool = True) -> str:
+    """Return a .bib file of the papers, one entry each, in the given order (`abstracts`:
+    with each paper's abstract)."""
+    return "\n".join(bibtex_entry(p, abstracts) for p in papers)
 
 
 def _ris_name(name: str) -> str:

@@ -54,6 +54,13 @@ def source_id(turn: int, n: int) -> str:
 _BIBTEX_BLOCK = re.compile(r"\n*```bibtex\n(.*?)```", re.DOTALL)
 
 
+def _verbatim_html(text: str) -> str:
+    """`text` escaped for HTML that the chat's Markdown reads too: its special characters as
+    character references, so that "MAI \\& Loubes" shows as typed, not as "MAI &amp;amp; Loubes"
+    (Markdown took the backslash as an escape, and the "&" of "&amp;" as text)."""
+    return _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group(1))};", html.escape(text))
+
+
 def render_answer(text: str, *, turn: int = 0) -> str:
     """Return the chat message for answer `text`: escaped, `[n]` linked to its source card,
     a BibTeX entry shown as it is to be copied.
@@ -64,7 +71,7 @@ def render_answer(text: str, *, turn: int = 0) -> str:
     """
     block = _BIBTEX_BLOCK.search(text)
     if block is not None:
-        entry = f'<pre class="bibtex"><code>{html.escape(block.group(1))}</code></pre>'
+        entry = f'<pre class="bibtex"><code>{_verbatim_html(block.group(1))}</code></pre>'
         before, after = text[: block.start()], text[block.end() :]
         return render_answer(before, turn=turn) + entry + render_answer(after, turn=turn)
     parts, pos = [], 0

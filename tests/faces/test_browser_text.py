@@ -44,6 +44,23 @@ def test_question_and_searched_line_read_as_typed(browser: Browser, served: Serv
     page.close()
 
 
+def test_a_bibtex_entry_in_the_chat_reads_as_it_is_to_be_pasted(
+    browser: Browser, served: Served
+) -> None:
+    # Before: `note = {... MAI &amp; Loubes}`, the backslash gone, in 10 px type, after the
+    # whole abstract (a new user's trial at 1280 and 390 px, stop 58).
+    page = open_desktop(browser, served)
+    ask(page, "what does the paper on fair ERM find?")
+    ask(page, "how do I cite that?")
+    entry = page.locator("#chat pre.bibtex").last
+    text = entry.inner_text()
+    assert text.startswith("@misc{mai,") and r"MAI \& Loubes" in text, text
+    assert "&amp;" not in text and "abstract" not in text, text
+    size = entry.locator("code").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 13, size
+    page.close()
+
+
 # The contrast ratio (WCAG 2) of each element's text colour to the background it sits on (the
 # nearest ancestor's opaque background), by selector; absent selectors are left out.
 CONTRASTS = """(selectors) => {
