@@ -8,11 +8,19 @@ copy lacks is taken from the other; where both give it and they differ, the copy
 kept, and the ingest's note says so. A record already stored gains the fields it lacks from a
 copy read later, and one whose own file now gives other values takes them (the file was
 edited); no field is emptied.
+
+Copies are the same paper when they share the id, or when only the way their authors' names
+are written differs: PubMed writes "Wei K Nakamura", a RIS or BibTeX export "Wei K. Nakamura"
+(`copy_key`).
 """
 
 from __future__ import annotations
 
+import re
+
+from rag.ingest.naming import family_name
 from rag.records import Paper
+from rag.text import fold
 
 # What a copy may give that the other lacks (authors, title and abstract make the id).
 FIELDS = ("citation_key", "year", "doi", "url", "area", "external_id")
@@ -24,6 +32,21 @@ _NAMES = {
     "area": "area",
     "external_id": "external id",
 }
+
+
+def _letters(text: str) -> str:
+    return " ".join(re.findall(r"\w+", fold(text)))
+
+
+def copy_key(paper: Paper) -> tuple[str, str, str] | None:
+    """What two copies of a paper share however their authors' given names are written
+    ("Wei K Nakamura", "Wei K. Nakamura", "Nakamura, Wei K."): the authors' family names,
+    the title and the abstract, without case, accents or punctuation (None: a record without
+    an abstract, which `rag.ingest.pipeline` matches on its own)."""
+    if not paper.abstract.strip():
+        return None
+    families = " ".join(_letters(family_name(a)) for a in paper.authors)
+    return families, _letters(paper.title or ""), _letters(paper.abstract)
 
 
 def merged(first: Paper, other: Paper) -> tuple[Paper, list[str], list[str]]:

@@ -14,7 +14,7 @@ from rag.errors import ConfigError
 from rag.index.late_chunking import LateDocument
 from rag.index.paper_index import Index
 from rag.ingest.chunking import chunk_paper, passages
-from rag.ingest.duplicates import merged, note, refreshed
+from rag.ingest.duplicates import copy_key, merged, note, refreshed
 from rag.ingest.naming import rekey_stored, settle_keys, usable_key
 from rag.ingest.parsers import iter_files, parse_path
 from rag.ingest.roles import model_fingerprint as roles_model_fingerprint
@@ -120,6 +120,8 @@ class ParsedFiles:
     held: set[str] = field(default_factory=set)  # ids of title-only entries read, not taken
     notes: list[str] = field(default_factory=list)  # one line per file per kind of note
     no_abstract: list[str] = field(default_factory=list)  # one line per entry without one
+    # the id of the first copy read of each paper, by `copy_key`
+    copies: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
     def report(self) -> IngestReport:
         """Return the report of an ingest that stored nothing from these files."""
@@ -157,13 +159,17 @@ def read_files(
         parsed.errors.extend(str(e) for e in result.errors)
         parsed.notes.extend(str(n) for n in result.notices)
         for paper in result.papers:
-            first = parsed.papers.get(paper.id)
+            key = copy_key(paper)
+            pid = parsed.copies.get(key, paper.id) if key else paper.id
+            first = parsed.papers.get(pid)
             if first is None:
                 parsed.papers[paper.id] = paper
+                if key:
+                    parsed.copies[key] = paper.id
                 continue
             # The same paper twice ("library.bib" and "library.ris"): one record, with
             # what either copy gives (rag/ingest/duplicates.py).
-            parsed.papers[paper.id], filled, differing = merged(first, paper)
+            parsed.papers[pid], filled, differing = merged(first, paper)
             parsed.notes.append(note(first, paper, filled, differing))
         if result.no_abstract:
             _take_no_abstract(parsed, name, result.no_abstract, title_only)
@@ -240,6 +246,22 @@ def ingest(
     return store_files(files, index, progress=progress)
 
 
+def _as_stored_copies(parsed: dict[str, Paper], stored: dict[str, Paper]) -> dict[str, Paper]:
+    """`parsed`, a paper stored already under another id as one of its copies ("Wei K." where
+    the stored record has "Wei K", `copy_key`) taken as that stored paper, so that it is
+    updated as the same paper, not added beside it."""
+    keys = {key: pid for pid, p in stored.items() if (key := copy_key(p))}
+    same = {}
+    for pid, paper in parsed.items():
+        key = copy_key(paper)
+        twin = keys.get(key) if key and pid not in stored else None
+        if twin is not None and twin not in parsed:
+            same[pid] = twin
+    return {
+        same.get(pid, pid): p.with_(id=same[pid]) if pid in same else p for pid, p in parsed.items()
+    }
+
+
 def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> IngestReport:
     """Bring `index` in line with parsed files: add new papers, drop those the files lost.
 
@@ -265,6 +287,7 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
     with index.writing():
         index.refresh()
         stored = index.papers
+        parsed = _as_stored_copies(parsed, stored)
         stale = {
             pid
             for pid, p in stored.items()

@@ -90,3 +90,48 @@ def test_re_reading_one_file_keeps_what_the_other_copy_gave(
     ingest([bib], fake_index)
     (paper,) = fake_index.papers.values()
     assert paper.doi == "10.1007/s11263-013-0620-5"
+
+
+NBIB = f"""PMID- 26751583
+TI  - Selective Search for Object Recognition.
+AB  - {ABSTRACT}
+FAU - Uijlings, Jasper R R
+AU  - Uijlings JR
+FAU - Smeulders, Arnold W M
+AU  - Smeulders AW
+DP  - 2013 Sep
+"""
+DOTTED_RIS = RIS.replace("Uijlings, Jasper", "Uijlings, Jasper R. R.").replace(
+    "Smeulders, Arnold", "Smeulders, Arnold W. M."
+)
+
+
+@pytest.mark.parametrize("together", [True, False])
+def test_copies_whose_initials_are_written_otherwise_are_one_record(
+    fake_index: Index, tmp_path: Path, together: bool
+) -> None:
+    # Before: PubMed's "Jasper R R Uijlings" and the RIS export's "Jasper R. R. Uijlings" made
+    # two records of one paper, with two keys (a new user's biomedical library, stop 58).
+    nbib, ris = tmp_path / "pubmed.nbib", tmp_path / "endnote.ris"
+    nbib.write_text(NBIB.replace("Uijlings JR", "Uijlings JRR"), encoding="utf-8")
+    ris.write_text(DOTTED_RIS, encoding="utf-8")
+    if together:
+        report = ingest([nbib, ris], fake_index)
+    else:
+        ingest([nbib], fake_index)
+        report = ingest([ris], fake_index)
+    assert report.added == (1 if together else 0)
+    (paper,) = fake_index.papers.values()
+    assert paper.external_id == "PMID:26751583" and paper.doi == "10.1007/s11263-013-0620-5"
+    assert ingest([nbib, ris], fake_index).added == 0  # its source may follow the first copy
+    assert ingest([nbib, ris], fake_index).unchanged == 1
+    assert len(fake_index.papers) == 1
+
+
+def test_papers_by_other_authors_with_the_same_text_stay_apart(
+    fake_index: Index, tmp_path: Path
+) -> None:
+    other = tmp_path / "other.ris"
+    other.write_text(RIS.replace("Smeulders, Arnold", "Gevers, Theo"), encoding="utf-8")
+    (tmp_path / "mendeley.ris").write_text(RIS, encoding="utf-8")
+    assert ingest([tmp_path], fake_index).added == 2
