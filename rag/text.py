@@ -48,6 +48,27 @@ _SYMBOLS = {
     "partial": "∂", "nabla": "∇", "forall": "∀", "exists": "∃", "textbackslash": "\\",
     "left": "", "right": "", "big": "", "Big": "", "bigg": "", "Bigg": "", "displaystyle": "",
 }  # fmt: skip
+
+
+@functools.cache
+def latex_symbol(name: str) -> str:
+    """The character LaTeX command `name` stands for: `_SYMBOLS`, else, for a text-mode symbol
+    (`\\textpm` ±, `\\textdegree` °, `\\textmu` µ), pylatexenc's table of them. Any other
+    command keeps its name as a word, as it always did (`\\modelname`: "modelname"; math's
+    `\\kappa`: "kappa", so that an abstract read before reads the same, and keeps its id)."""
+    if name in _SYMBOLS:
+        return _SYMBOLS[name]
+    if not name.startswith("text"):
+        return name
+    from pylatexenc.latex2text import get_default_latex_context_db  # only for a rare command
+
+    spec = get_default_latex_context_db().get_macro_spec(name)
+    shown = getattr(spec, "simplify_repl", None) if spec is not None else None
+    if isinstance(shown, str) and 0 < len(shown) <= 2 and not re.search(r"[\w%<>\s]", shown, re.A):
+        return shown
+    return name
+
+
 _MARKDOWN: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"``(.+?)''"), "“\\1”"),
     (re.compile(r"`([^`\n]+)`"), r"\1"),
@@ -96,7 +117,7 @@ def clean_markup(text: str) -> str:
     text = _ACCENT.sub(_accent, text)
     text = _innermost(text, lambda s: _CMD_ARG.sub(_text_command, s))
     text = re.sub(r"(?<![\w}])\{([A-Za-z][\w\-]*)\}", r"\1", text).replace("{}", "")
-    text = _CMD.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = _CMD.sub(lambda m: latex_symbol(m.group(1)), text)
     for pattern, repl in _MARKDOWN:
         text = pattern.sub(repl, text)
     for pattern, repl in _DASHES:
@@ -129,7 +150,7 @@ def _text_command(match: re.Match[str]) -> str:
     name, arg = match.group(1, 2)
     if name in _DROP_CMDS:
         return _DROPPED
-    return arg or _SYMBOLS.get(name, name)  # `\LaTeX{}` is the command itself, not an argument
+    return arg or latex_symbol(name)  # `\LaTeX{}` is the command itself, not an argument
 
 
 def _math(expr: str) -> str:
@@ -146,7 +167,7 @@ def _math(expr: str) -> str:
         return _CMD_ARG.sub(r"\2", s)
 
     expr = _innermost(expr.replace("~", " "), step)
-    expr = _CMD.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), expr)
+    expr = _CMD.sub(lambda m: latex_symbol(m.group(1)), expr)
     return " ".join(expr.replace("{", "").replace("}", "").split())
 
 

@@ -44,4 +44,9 @@ SYMBOLS = {
     "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "δ": r"$\delta$", "ε": r"$\epsilon$",
     "θ": r"$\theta$", "λ": r"$\lambda$", "μ": r"$\mu$", "π": r"$\pi$", "σ": r"$\sigma$",
     "τ": r"$\tau$", "φ": r"$\phi$", "ω": r"$\omega$", "Δ": r"$\Delta$", "Σ": r"$\Sigma$",
+    # the rest of the Greek letters (NF-kappa-B: Zotero writes "{$\kappa$}")
+    "ζ": r"$\zeta$", "η": r"$\eta$", "ι": r"$\iota$", "κ": r"$\kappa$", "ν": r"$\nu$",
+    "ξ": r"$\xi$", "ρ": r"$\rho$", "υ": r"$\upsilon$", "χ": r"$\chi$", "ψ": r"$\psi$",
+    "Γ": r"$\Gamma$", "Θ": r"$\Theta$", "Λ": r"$\Lambda$", "Ξ": r"$\Xi$", "Π": r"$\Pi$",
+    "Φ": r"$\Phi$", "Ψ": r"$\Psi$", "Ω": r"$\Omega$",
 }  # fmt: skip

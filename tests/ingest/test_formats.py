@@ -128,6 +128,10 @@ def test_bibtex_undefined_macro_is_named() -> None:
         (r"pages 1--2, ``quoted''", "pages 1–2, “quoted”"),
         (r"\textbraceleft{}x\textbraceright{} C:\textbackslash{}tmp", "{x} C:\\tmp"),
         (r"The {LoRA} \emph{method}", "The LoRA method"),
+        # Zotero's export of a biomedical library: these read "textpm" and "kappaB" (stop 58)
+        (r"12.2{\textpm}3.1 ppm at 37{\textdegree}C, 5 \textmu{}g", "12.2±3.1 ppm at 37°C, 5 µg"),
+        (r"NF-{$\kappa$}B and IFN-$\gamma$", "NF-κB and IFN-γ"),
+        (r"the \modelname{} and $\kappa=2$", "the modelname and kappa=2"),  # as before
     ],
 )
 def test_decode_latex(latex: str, text: str) -> None:
