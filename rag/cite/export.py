@@ -156,6 +156,11 @@ def _arxiv_id(paper: Paper) -> str | None:
     return ext.removeprefix("arXiv:") if ext.startswith("arXiv:") else None
 
 
+def _pmid(paper: Paper) -> str | None:
+    ext = paper.external_id or ""
+    return ext.removeprefix("PMID:") if ext.startswith("PMID:") else None
+
+
 def _verbatim(text: str) -> str:
     return text.replace("{", "%7B").replace("}", "%7D")
 
@@ -188,6 +193,8 @@ def bibtex_entry(paper: Paper, abstract: bool = True) -> str:
         fields.append(("url", _verbatim(paper.url)))
     if arxiv := _arxiv_id(paper):
         fields += [("eprint", arxiv), ("archiveprefix", "arXiv")]
+    if pmid := _pmid(paper):
+        fields.append(("pmid", pmid))  # JabRef's and Better BibTeX's field
     if keywords := _keywords(paper):
         # One keyword per area part; a part with its own commas is braced so it stays whole.
         escaped = [latex_escape(k) for k in keywords]
@@ -224,6 +231,8 @@ def ris_record(paper: Paper) -> list[tuple[str, str]]:
     lines += [("KW", k) for k in _keywords(paper)]
     if paper.doi:
         lines.append(("DO", paper.doi))
+    if paper.external_id:  # "PMID:26751583", read back as it is written
+        lines.append(("AN", paper.external_id))
     if paper.url:
         lines.append(("UR", paper.url))
     if paper.authors_truncated:
@@ -263,6 +272,10 @@ def csl_item(paper: Paper) -> dict[str, Any]:
         item["DOI"] = paper.doi
     if paper.url:
         item["URL"] = paper.url
+    if pmid := _pmid(paper):
+        item["PMID"] = pmid
+    if _arxiv_id(paper):  # a preprint's archive id, as Zotero writes it
+        item["number"] = paper.external_id
     if keywords := _keywords(paper):
         item["keyword"] = ", ".join(keywords)
     notes = [n for n in (_note(paper),) if n]

@@ -130,8 +130,6 @@ def _paper(entry: _Entry, path: str) -> Paper | ParseError:
         year = _year(decode_latex(f.get("year", "")) or _year_of(f.get("date", "")))
     except ValueError as exc:
         return ParseError(path, f"{entry.name}: {exc}", entry.line)
-    eprint = f.get("eprint", "").strip()
-    arxiv = f.get("archiveprefix", f.get("eprinttype", "")).strip().lower() == "arxiv"
     return Paper.create(
         authors=authors,
         abstract=abstract,
@@ -141,7 +139,7 @@ def _paper(entry: _Entry, path: str) -> Paper | ParseError:
         doi=f.get("doi", "").strip() or None,
         url=f.get("url", "").strip() or None,
         authors_truncated=truncated,
-        external_id=f"arXiv:{eprint}" if eprint and arxiv else None,
+        external_id=_external_id(f),
         source=f"{path}:{entry.line}",
         citation_key=entry.key,
         label="" if title else derive_label(authors, abstract, truncated),
@@ -333,6 +331,17 @@ _SYMBOL_TEXT = sorted(
     ((latex, ch) for ch, latex in SYMBOLS.items() if latex not in {"~", "`", "'"}),
     key=lambda pair: -len(pair[0]),
 )
+
+
+def _external_id(f: dict[str, str]) -> str | None:
+    """The paper's id in arXiv (`eprint` with `archivePrefix = arXiv`) or PubMed (`pmid`, as
+    JabRef and Better BibTeX write it, or `eprint` with biblatex's `eprinttype = pubmed`)."""
+    eprint = f.get("eprint", "").strip()
+    kind = f.get("archiveprefix", f.get("eprinttype", "")).strip().lower()
+    pmid = f.get("pmid", "").strip() or (eprint if kind == "pubmed" else "")
+    if pmid.isdigit():
+        return f"PMID:{pmid}"
+    return f"arXiv:{eprint}" if eprint and kind == "arxiv" else None
 
 
 def decode_latex(value: str) -> str:

@@ -53,6 +53,11 @@ def parse(path: Path) -> Iterator[Paper | ParseError]:
     return parse_records(path, paper_from_item)
 
 
+def _arxiv_number(number: str) -> str | None:
+    """The arXiv id a preprint's `number` gives ("arXiv:2206.01234", as Zotero writes it)."""
+    return number if re.fullmatch(r"arXiv:\S+", number) else None
+
+
 def _string(item: dict[str, Any], key: str) -> str:
     value = item.get(key)
     if value is None:
@@ -139,7 +144,7 @@ def paper_from_item(item: Any, source: str) -> Paper:
         doi=doi_from(_string(item, "DOI")),
         url=_string(item, "URL") or None,
         authors_truncated=truncated,
-        external_id=f"PMID:{pmid}" if pmid else None,
+        external_id=f"PMID:{pmid}" if pmid else _arxiv_number(_string(item, "number")),
         source=source,
         citation_key=_key(item, note),
         label="" if title else label or derive_label(authors, abstract, truncated),

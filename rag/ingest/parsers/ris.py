@@ -118,6 +118,16 @@ def _text(entry: dict[str, Any], *keys: str) -> str:
     return ""
 
 
+# An accession number that says whose it is, as our export writes it ("PMID:26751583"); a bare
+# number could be any database's, and is not read.
+_EXTERNAL_ID = re.compile(r"(?:PMID|arXiv|WOS):\S+")
+
+
+def external_id_from(accession: str) -> str | None:
+    """The external id an `AN` line gives, when it names its database (`_EXTERNAL_ID`)."""
+    return accession if _EXTERNAL_ID.fullmatch(accession) else None
+
+
 def paper_from_ris(entry: dict[str, Any], source: str) -> Paper:
     """Build a paper from one record as `rispy` reads it.
 
@@ -143,6 +153,7 @@ def paper_from_ris(entry: dict[str, Any], source: str) -> Paper:
         doi=doi_from(_text(entry, "doi")),
         url=str(urls[0]).strip() if urls else None,
         authors_truncated=truncated,
+        external_id=external_id_from(_text(entry, "accession_number")),
         source=source,
         citation_key=key,
         label="" if title else label or derive_label(authors, abstract, truncated),
