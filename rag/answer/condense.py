@@ -972,8 +972,15 @@ def without_reference(question: str) -> str:
 
 def asked_of(question: str, papers: Sequence[Paper], method: str = "rule") -> Condensed:
     """`question` asked of `papers`: "Why?" -> "Why (CELL)?", "main limitation?" -> "main
-    limitation (CELL)?"."""
-    names = " and ".join(paper_name(p) for p in papers)
+    limitation (CELL)?"; a name the question writes already is not repeated."""
+    unnamed = [
+        n
+        for n in map(paper_name, papers)
+        if not re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question)
+    ]
+    if not unnamed:  # "how much does ConPress reduce tokens?" names it already
+        return Condensed(question, question, method, tuple(papers))
+    names = " and ".join(unnamed)
     return Condensed(f"{question.rstrip(' ?.!')} ({names})?", question, method, tuple(papers))
 
 

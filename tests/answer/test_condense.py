@@ -9,6 +9,7 @@ import pytest
 from rag import prompts
 from rag.answer.condense import (
     Turn,
+    asked_of,
     condense,
     described_reference,
     paper_name,
@@ -54,6 +55,16 @@ BETA = paper("We propose BetaGAN, a generator of molecules.", ("Bo Kim",), "Kim 
 TWO_PAPERS = [
     Turn("Which papers propose models?", "AlphaNet does [1]. BetaGAN does [2].", (ALPHA, BETA))
 ]
+
+
+def test_a_follow_up_asked_of_a_paper_it_names_already_is_not_told_its_name_again() -> None:
+    # Before: "how much does AlphaNet reduce tokens (AlphaNet)?" shown as what was searched
+    assert asked_of("Why?", [ALPHA]).question == "Why (AlphaNet)?"
+    named = asked_of("how much does AlphaNet reduce tokens?", [ALPHA])
+    assert named.question == "how much does AlphaNet reduce tokens?" and named.papers == (ALPHA,)
+    assert asked_of("does AlphaNet beat it?", [ALPHA, BETA]).question == (
+        "does AlphaNet beat it (BetaGAN)?"
+    )
 
 
 def test_the_second_one_is_the_paper_cited_second() -> None:
