@@ -104,6 +104,9 @@ _SOURCE_CANDIDATES = 5
 # An extractive answer drawing on this many papers or more gives each its own line, however the
 # question was worded: "LLMs" cited nine papers in one paragraph.
 LINES_FROM_PAPERS = 3
+# The papers an abstention lists as the nearest, most probable first: ten cards of papers none
+# of which answers made a phone's page 3,500 px tall (a new user's trial, stop 58).
+NEAREST_SHOWN = 5
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
@@ -572,7 +575,8 @@ def answer_stream(
         bar = settings.paper_probability
         ordered = sorted(hits, key=lambda h: (-max(chance.get(h.paper.id, 0.0), bar), -h.relevance))
         nearest = tuple(
-            Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ordered, 1)
+            Hit(h.paper, i, h.score, h.snippet, h.relevance)
+            for i, h in enumerate(ordered[:NEAREST_SHOWN], 1)
         )
         yield Answer(
             question, said, (), (), True, nearest, name, notice, timings, standalone,
