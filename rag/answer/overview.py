@@ -47,6 +47,8 @@ def no_topic(
         collection += f": {spread(areas, len(papers))}"
         topic = areas.most_common(1)[0][0].split("·")[-1].strip().lower()
     thanked = thanks(message)
+    if thanked and said:  # "thanks!" after answers: no overview it did not ask for (stop 58)
+        return prompts.THANKED_AGAIN.format(count=number)
     if any(collection in answer for answer in said) and not asks_for_the_collection(index, message):
         again = prompts.THANKED_AGAIN if thanked else prompts.NO_TOPIC_AGAIN
         return again.format(count=number)

@@ -348,6 +348,10 @@ def render_panel(answers: Sequence[Answer], *, waiting: bool = False) -> str:
     """
     latest = None if waiting or not answers else len(answers) - 1
     first = first_kept(len(answers) + (latest is None))
+    if latest is not None and not _cites(answers[latest]) and not answers[latest].abstained:
+        # "thanks!", "hello": a reply that cites nothing leaves the cards the reader was on
+        # (they were replaced by "This answer cites no paper.": a new user's trial, stop 58)
+        latest = next((k for k in range(latest - 1, first - 1, -1) if _cites(answers[k])), latest)
     parts = [
         render_cards(answer, turn=k, shown=False)
         for k, answer in enumerate(answers)

@@ -770,6 +770,17 @@ def test_a_question_without_a_topic_shows_no_empty_sources_panel(
     assert "source-card" not in cards
 
 
+def test_thanks_leaves_the_cards_the_reader_was_on(seed_index: Index, settings: Settings) -> None:
+    # Before: "thanks!" replaced the cards with "This answer cites no paper." and answered
+    # with the collection's areas (a new user's trial at 1280 and 390 px, stop 58).
+    steps, _ = converse(seed_index, settings, [QUESTION, "thanks!"])
+    history, cards = steps[-1]
+    assert "Deep Learning" not in text_of(history[-1]), text_of(history[-1])
+    shown = [turn for turn, (hidden, _) in sections(cards).items() if not hidden]
+    assert shown == [0] and "source-card" in sections(cards)[0][1]
+    assert "This answer cites no paper." not in cards
+
+
 def test_a_bibtex_entry_in_an_answer_is_shown_as_it_is_to_be_copied() -> None:
     # Before: the entry's braces and line breaks were Markdown-escaped into one paragraph.
     # Then "MAI \\& Loubes" showed as "MAI &amp;amp; Loubes": Markdown read the backslash and
