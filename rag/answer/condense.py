@@ -797,6 +797,14 @@ def rule_rewrite(
     pick = _PICKS.search(text) or _WHICH_SUBJECT.search(text)
     if pick is not None:  # a choice among the set, judged on the question's own words
         papers = _the_set(turns, resolve)
+        listed = _set_turn(turns)
+        if (
+            len(papers) == 1
+            and listed is not None
+            and (_PAIR_REF.search(text) or _COMPARES.search(text) or "two" in pick.group().lower())
+        ):
+            # "which of the two is better?" after two answers of one paper each: of both
+            papers = _with_earlier(turns, listed, papers, resolve)
         words = " ".join((question[: pick.start()] + question[pick.end() :]).split())
         if not papers:  # the last answer showed no paper: the question's own words, searched
             return Condensed(words, question, "rule")

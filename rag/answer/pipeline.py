@@ -428,7 +428,13 @@ def answer_stream(
         None  # a question one paper answers alone has topic words no paper holds
     )
     mere_nearest = False  # and its papers are only the nearest (no side of it is theirs)
-    if condensed.pick is not None:
+    if condensed.pick is not None and not question_terms(index, condensed.pick):
+        # "which of the two is better?", "which one is best?": no word to pick by, only a
+        # ranking the abstracts may each claim; each paper gives its line, for the reader to
+        # judge, not "none of the papers listed earlier says this" (stop 58).
+        condensed = replace(condensed, pick=None)
+        relevant = hits_of(index, query, condensed.papers, hits)
+    elif condensed.pick is not None:
         # "Which of them is about fairness?", "Are any of them ...?": the per-paper judgement on
         # the question's own words picks among the papers referred to; when none qualifies, the
         # answer says so and gives the collection's best paper on those words.
