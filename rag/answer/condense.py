@@ -267,8 +267,8 @@ _PAST_SHOWN = re.compile(
 # things of theirs ("the two datasets") nor "both X and Y".
 _PAIR_NOUN = r"(?:papers|ones|methods|approaches|studies|articles|works)"
 _PAIR = (
-    rf"\b(?:the|these|those)\s+two(?:\s+{_PAIR_NOUN})?(?=\s*(?:[?.!,;]|$)|\s+{_PAIR_NOUN}\b)"
-    rf"|\b(?:the|these|those)\s+two\s+{_PAIR_NOUN}\b"
+    rf"\b(?:the|these|those)\s+two\s+{_PAIR_NOUN}\b"
+    rf"|\b(?:the|these|those)\s+two(?=\s*(?:[?.!,;]|$))"
     rf"|\bboth(?:\s+{_PAIR_NOUN})?(?=\s*(?:[?.!,;]|$))|\bboth\s+{_PAIR_NOUN}\b"
     # "do both use X?", "are both about graphs?"
     r"|(?<=\bdo\s)both\b(?![^?.!]*\band\b)|(?<=\bare\s)both\b(?![^?.!]*\band\b)"

@@ -67,6 +67,15 @@ def test_a_follow_up_asked_of_a_paper_it_names_already_is_not_told_its_name_agai
     )
 
 
+def test_a_pair_after_two_answers_of_one_paper_each_is_both_and_replaced_whole() -> None:
+    # "do the two papers agree?" became "do AlphaNet and BetaGAN papers agree?" (stop 58)
+    turns = [Turn("What is AlphaNet?", "AlphaNet does [1].", (ALPHA,)),
+             Turn("What is BetaGAN?", "BetaGAN does [1].", (BETA,))]  # fmt: skip
+    result = rule_rewrite("do the two papers agree?", turns)
+    assert result.question == "do AlphaNet and BetaGAN agree?" and result.papers == (ALPHA, BETA)
+    assert rule_rewrite("what did they find?", turns).papers == (BETA,)  # the authors of one
+
+
 def test_the_second_one_is_the_paper_cited_second() -> None:
     result = rule_rewrite(FOLLOW_UP, TWO_PAPERS)
     assert result.papers == (BETA,)
