@@ -40,7 +40,7 @@ import functools
 import html
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -273,8 +273,42 @@ _PAIR = (
     # "do both use X?", "are both about graphs?"
     r"|(?<=\bdo\s)both\b(?![^?.!]*\band\b)|(?<=\bare\s)both\b(?![^?.!]*\band\b)"
     r"|(?<=\bdid\s)both\b(?![^?.!]*\band\b)|(?<=\bcan\s)both\b(?![^?.!]*\band\b)"
+    # "what does each of them propose?", "does either paper use real data?"
+    r"|\beach\s+of\s+them\b|\beither\s+(?:of\s+them|paper|one|method|approach|study)\b"
 )
 _PAIR_REF = re.compile(_PAIR, re.IGNORECASE)
+_TWO_THEN = re.compile(
+    r"\b(?:the|these|those)\s+two(?=\s+(?P<next>[a-z]+)\b)"
+    # "Both use symbolic methods - how do they differ?" (not "both images and text")
+    r"|^\W*(?P<both>both)(?=\s+(?P<verb>[a-z]+)\b(?![^?.!-]*\band\b))",
+    re.IGNORECASE,
+)
+# Words that may follow "the two" as no noun would: "do these two both use GNNs?"
+_AFTER_A_PAIR = frozenset("both all each also really actually ever still just even".split())  # noqa: SIM905
+
+
+class _TwoBeforeVerb:
+    """A pair: "the two" before a word that is no noun ("how do the two differ?", "could the
+    two be combined?", "do these two both use GNNs?"), or a question opening on "both" before
+    a verb ("Both use X - how do they differ?"). Before a noun, "the two" counts things ("the
+    two datasets")."""
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        for match in _TWO_THEN.finditer(text):
+            if match.group("both"):
+                if "VERB" in _parts_of_speech(match.group("verb")):
+                    yield match
+                continue
+            word = match.group("next").lower()
+            tags = _parts_of_speech(word)
+            if word in _AFTER_A_PAIR or (tags and "NOUN" not in tags):
+                yield match
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return next(self.finditer(text), None)
+
+
+_TWO_BEFORE_VERB = _TwoBeforeVerb()
 _PLURAL_REF = re.compile(
     # a noun after "their" or "those" is what they point at; after "they" a verb ("they work")
     rf"\b(?:they|them|theirs)\b|\b(?:their|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
@@ -294,7 +328,7 @@ _PICKS = re.compile(
     rf"{_WHICH_ONE}"
     r"|\b(?:which|any|either|neither|none|one|some|how\s+many)\s+of\s+"
     # A noun follows "those" or "these", never "them": in "which of them studies X" it is a verb.
-    r"(?P<ref>them|(?:those|these|the\s+(?:two|three|four|five|above))"
+    r"(?P<ref>them|(?:(?:those|these|the)\s+(?:two|three|four|five)|those|these|the\s+above)"
     r"(?:\s+(?:papers|ones|methods|approaches|studies|articles|models))?|both)\b",
     re.IGNORECASE,
 )
@@ -524,7 +558,9 @@ _REPORTS = re.compile(
     r"\s+(?:\w+ly\s+)?(?:find|finds|found|show|shows|showed|shown|report|reports|reported|"
     r"conclude|concludes|concluded|demonstrate|demonstrates|demonstrated|claim|claims|claimed|"
     r"argue|argues|argued|observe|observes|observed|measure|measures|measured|evaluate|"
-    r"evaluates|evaluated|compare|compares|compared)\b",
+    r"evaluates|evaluated|compare|compares|compared|discover|discovers|discovered|obtain|"
+    r"obtains|obtained|achieve|achieves|achieved|propose|proposes|proposed|prove|proves|"
+    r"proved)\b",
     re.IGNORECASE,
 )
 # "how is it evaluated?": a passive's "it" is what is acted on, which a topic may be.
@@ -633,7 +669,7 @@ def first_reference(question: str) -> int | None:
 # What points at the last answer's papers by their place in it (`_names_its_place`) and by a
 # pronoun or demonstrative (`_points_by_pronoun`).
 _PLACE_REFERENCES = (_PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS)
-_PRONOUN_REFERENCES = (_PLURAL_REF, _SINGULAR_REF, _DEMONSTRATIVE)
+_PRONOUN_REFERENCES = (_PLURAL_REF, _TWO_BEFORE_VERB, _SINGULAR_REF, _DEMONSTRATIVE)
 
 
 def refers_by_pronoun(question: str) -> bool:
@@ -798,12 +834,9 @@ def rule_rewrite(
     if pick is not None:  # a choice among the set, judged on the question's own words
         papers = _the_set(turns, resolve)
         listed = _set_turn(turns)
-        if (
-            len(papers) == 1
-            and listed is not None
-            and (_PAIR_REF.search(text) or _COMPARES.search(text) or "two" in pick.group().lower())
-        ):
-            # "which of the two is better?" after two answers of one paper each: of both
+        if len(papers) == 1 and listed is not None:
+            # "which of the two is better?", "which of them has guarantees?" after two answers
+            # of one paper each: a choice is among several, both of them
             papers = _with_earlier(turns, listed, papers, resolve)
         words = " ".join((question[: pick.start()] + question[pick.end() :]).split())
         if not papers:  # the last answer showed no paper: the question's own words, searched
@@ -821,8 +854,9 @@ def rule_rewrite(
             rewritten = question[:start] + f"{which} {names}" + question[pick.end() :]
         return Condensed(rewritten, question, "rule", tuple(papers), pick=words)
 
-    found = _PLURAL_REF.search(text) or _SINGULAR_REF.search(text)
-    wanted = numbers if found is None or _PLURAL_REF.search(text) else numbers[:1]
+    pair = _PAIR_REF.search(text) or _TWO_BEFORE_VERB.search(text)
+    found = _PLURAL_REF.search(text) or pair or _SINGULAR_REF.search(text)
+    wanted = numbers if found is None or _PLURAL_REF.search(text) or pair else numbers[:1]
     papers = _unique(_cited(last, k, resolve) for k in wanted)
     the_others = found is not None and bool(_OTHERS_REF.fullmatch(found.group()))
     if the_others:
@@ -837,8 +871,8 @@ def rule_rewrite(
     elif (
         len(papers) == 1
         and found is not None
-        and _PLURAL_REF.fullmatch(found.group())
-        and (_PAIR_REF.search(text) or _COMPARES.search(text))
+        and (_PLURAL_REF.fullmatch(found.group()) or found is pair)
+        and (pair or _COMPARES.search(text))
     ):
         # "is there another paper on fairness?" then "how do they compare?": the paper shown
         # last and the one shown before it
@@ -965,15 +999,16 @@ def _no_such_place(question: str, listed: int, word: str) -> Condensed:
     return Condensed(question, question, "rule", reply=reply)
 
 
+_REFERENCES = (
+    _PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _TWO_BEFORE_VERB, _SINGULAR_REF,
+)  # fmt: skip
+
+
 def without_reference(question: str) -> str:
     """Return `question` without the phrases that point at earlier papers ("the second one",
     "paper 2", "the others", "their", "this paper"): what is left is what it asks of them
     ("what did the second one find?" asks for findings, not for "second")."""
-    spans = [
-        m.span()
-        for ref in (_PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _SINGULAR_REF)
-        for m in ref.finditer(question)
-    ]
+    spans = [m.span() for ref in _REFERENCES for m in ref.finditer(question)]
     kept = "".join(c for i, c in enumerate(question) if not any(a <= i < b for a, b in spans))
     return " ".join(kept.split())
 
@@ -992,10 +1027,33 @@ def asked_of(question: str, papers: Sequence[Paper], method: str = "rule") -> Co
     return Condensed(f"{question.rstrip(' ?.!')} ({names})?", question, method, tuple(papers))
 
 
-def last_answer_papers(history: Sequence[Any] | None, resolve: Resolver | None) -> list[Paper]:
+def last_answer_papers(
+    history: Sequence[Any] | None, resolve: Resolver | None, question: str = ""
+) -> list[Paper]:
     """Return the papers the last answer in `history` cited, in its order (none: empty); a
-    reply to a message naming no topic is not that answer (`_last_answer`)."""
-    return _papers_of(_last_answer(to_turns(history)), resolve)
+    reply to a message naming no topic is not that answer (`_last_answer`). When `question`
+    asks of a pair (`asks_of_a_pair`) and that answer cited one paper, the paper an earlier
+    answer cited comes first ("Both use symbolic methods - how do they differ?")."""
+    turns = to_turns(history)
+    last = _last_answer(turns)
+    papers = _papers_of(last, resolve)
+    if len(papers) == 1 and last is not None and asks_of_a_pair(question):
+        return _with_earlier(turns, last, papers, resolve)
+    return papers
+
+
+def asks_of_a_pair(question: str) -> bool:
+    """Whether `question` refers to two papers at once: "the two (papers)", "both", "each of
+    them", "either paper", "they" beside a comparison ("how do they differ?"), or a "which"
+    that is the subject of an auxiliary ("Which is better?")."""
+    words = (opens_with_which(question) or "").split()
+    return bool(
+        _PAIR_REF.search(question)
+        or _TWO_BEFORE_VERB.search(question)
+        or (_PLURAL_REF.search(question) and _COMPARES.search(question))
+        # "Which is better?", "which has guarantees?": a choice, among more than one
+        or (words and words[0].lower() in _AUXILIARY.split())
+    )
 
 
 _AUXILIARIES = frozenset("is was can could will would should".split())  # noqa: SIM905

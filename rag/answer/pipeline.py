@@ -45,6 +45,7 @@ from rag.answer.condense import (
     asked_of,
     asks_for_any,
     asks_for_more,
+    asks_of_a_pair,
     asks_past_shown,
     condense,
     described_reference,
@@ -401,7 +402,7 @@ def answer_stream(
     if history and own is not None:
         # "main limitation?" after an answer: no pronoun, no name, yet about its papers when its
         # own search says so (rag/answer/continuation.py); a new topic is searched as typed.
-        previous = last_answer_papers(history, resolve)
+        previous = last_answer_papers(history, resolve, condensed.original)
         paper_bar = settings.paper_probability
         if (
             previous
@@ -412,6 +413,8 @@ def answer_stream(
             and not asks_the_collection(index, query, previous, hits, terms, own, paper_bar)
         ):
             theirs = among(index, query, previous, hits, terms, least, paper_bar)
+            if theirs and asks_of_a_pair(condensed.original):
+                theirs = list(previous)  # "Both work at inference time - which gains more?"
             words = opens_with_which(condensed.original)
             if theirs and words and len(previous) > 1:
                 # "which uses tree search?" after a list: a choice among it, as "which one" is
@@ -842,7 +845,7 @@ def _condensed(
         return Condensed(message, message, "chat")
     if history and asks_only_if_out(message):
         # "where can I find the code?", "any code released?": of the papers just shown.
-        previous = last_answer_papers(history, resolve)
+        previous = last_answer_papers(history, resolve, message)
         if previous:
             return asked_of(message, previous)
     if described := described_reference(message, history, resolve):
@@ -864,7 +867,7 @@ def _condensed(
         # read this index's vectors).
         no_paper = asks_no_paper(index, message)
         if no_paper is not None:
-            previous = [] if no_paper else last_answer_papers(history, resolve)
+            previous = [] if no_paper else last_answer_papers(history, resolve, message)
             return asked_of(message, previous) if previous else Condensed(message, message)
     return condense(
         message,

@@ -93,9 +93,21 @@ def record_fields(question: str) -> tuple[str, ...]:
     return tuple(f for f in (AUTHORS, YEAR, LINK, BIBTEX) if f in asked)
 
 
+# "what did the authors show?": the authors are who says it, not what is asked for (a new
+# user got the author list; stop 58).
+_SAYING = re.compile(
+    r"\b(?:authors?|sources?|references?)\s+(?:\w+ly\s+)?(?:show|find|found|report|claim|"
+    r"conclude|propose|argue|demonstrate|say|said|suggest|prove|observe)\w*",
+    re.IGNORECASE,
+)
+
+
 def names_only_fields(question: str) -> bool:
     """Whether `question`'s words are the fields' names alone ("authors?", "year and DOI?"):
-    it asks about the papers just shown, as "who wrote it?" does."""
+    it asks about the papers just shown, as "who wrote it?" does; not when the field names
+    who says something ("what did the authors show?", `_SAYING`)."""
+    if _SAYING.search(question):
+        return False
     words = [w.lower() for w in CONTENT_WORD.findall(question)]
     return any(w in _FIELD_WORDS for w in words) and all(
         w in _FIELD_WORDS or w in _IGNORED for w in words

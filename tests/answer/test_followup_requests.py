@@ -125,3 +125,23 @@ def test_what_it_found_after_a_topic_is_the_papers_finding(real_seed_index: Inde
     assert first_authors(two) == first_authors(one)[:1], two.answer
     assert "detection" not in (two.standalone or ""), two.standalone
     assert two.sentences[0]["text"] != one.sentences[0]["text"], two.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("turns", "follow_up"),
+    [
+        (["What is NSPI?", "Any paper that interleaves formal logic verification with LLM "
+          "generation?"], "Both use symbolic methods - how do they differ?"),
+        (["What is CELL?", "What is DiP-G?"], "Which is better?"),
+        (["Why does GRPO training collapse in tool-integrated RL?", "How does TreePO reduce "
+          "rollout cost?"], "Could the two be combined?"),
+    ],
+)  # fmt: skip
+def test_a_pair_asked_of_in_other_words_is_both_papers(
+    real_seed_index: Index, turns: list[str], follow_up: str
+) -> None:
+    # A blind trial's pair follow-ups, asked of the last paper alone (stop 58).
+    one, two, three = chat(real_seed_index, [*turns, follow_up])
+    assert len(one.citations) == len(two.citations) == 1, (one.answer, two.answer)
+    assert set(first_authors(three)) == {*first_authors(one), *first_authors(two)}, three.answer

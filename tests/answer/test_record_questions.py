@@ -40,6 +40,8 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         ("who first introduced tree search for RL rollouts?", ("authors",)),
         # about what the papers say, not their record
         ("what do the authors find?", ()),
+        ("What did the authors show?", ()),  # before: the author list (stop 58)
+        ("what do the sources claim?", ()),
         ("what did they propose?", ()),
         ("who proposed the baselines they compare against?", ()),
         ("who benefits from federated learning?", ()),
