@@ -273,14 +273,19 @@ _PAIR = (
     # "do both use X?", "are both about graphs?"
     r"|(?<=\bdo\s)both\b(?![^?.!]*\band\b)|(?<=\bare\s)both\b(?![^?.!]*\band\b)"
     r"|(?<=\bdid\s)both\b(?![^?.!]*\band\b)|(?<=\bcan\s)both\b(?![^?.!]*\band\b)"
-    # "what does each of them propose?", "does either paper use real data?"
-    r"|\beach\s+of\s+them\b|\beither\s+(?:of\s+them|paper|one|method|approach|study)\b"
+    # "what does each of them propose?", "does either paper use real data?", "neither of them"
+    r"|\b(?:each|either|neither)\s+(?:of\s+(?:them|these|those)|paper|one|method|approach|study)\b"
+    # "they both deal with X", "both of these", "the two graph methods"
+    r"|\b(?:they|them)\s+both\b|\bboth\s+of\s+(?:these|those)\b"
+    rf"|\bthe\s+two\s+(?:[\w-]+\s+){{1,2}}{_PAIR_NOUN}\b"
 )
 _PAIR_REF = re.compile(_PAIR, re.IGNORECASE)
 _TWO_THEN = re.compile(
     r"\b(?:the|these|those)\s+two(?=\s+(?P<next>[a-z]+)\b)"
     # "Both use symbolic methods - how do they differ?" (not "both images and text")
-    r"|^\W*(?P<both>both)(?=\s+(?P<verb>[a-z]+)\b(?![^?.!-]*\band\b))",
+    r"|^\W*(?P<both>both)(?=\s+(?P<verb>[a-z]+)\b(?![^?.!-]*\band\b))"
+    # "are these complementary?", "how much of each is theory?": standing for the papers
+    r"|\b(?P<alone>these|those|each|neither)(?=\s*(?:[?.!,;]|$)|\s+(?P<after>[a-z]+)\b)",
     re.IGNORECASE,
 )
 # Words that may follow "the two" as no noun would: "do these two both use GNNs?"
@@ -289,14 +294,21 @@ _AFTER_A_PAIR = frozenset("both all each also really actually ever still just ev
 
 class _TwoBeforeVerb:
     """A pair: "the two" before a word that is no noun ("how do the two differ?", "could the
-    two be combined?", "do these two both use GNNs?"), or a question opening on "both" before
-    a verb ("Both use X - how do they differ?"). Before a noun, "the two" counts things ("the
-    two datasets")."""
+    two be combined?", "do these two both use GNNs?"), a question opening on "both" before a
+    verb ("Both use X - how do they differ?"), or "these", "those", "each" or "neither"
+    standing alone ("are these complementary?", "key contribution of each?"). Before a noun,
+    they count or point at things ("the two datasets", "each client", "these methods")."""
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         for match in _TWO_THEN.finditer(text):
             if match.group("both"):
                 if "VERB" in _parts_of_speech(match.group("verb")):
+                    yield match
+                continue
+            if match.group("alone"):  # a pronoun, not a determiner ("these methods", "each client")
+                after = (match.group("after") or "").lower()
+                tags = _parts_of_speech(after) if after else frozenset()
+                if not after or after in _AFTER_A_PAIR or (tags and "NOUN" not in tags):
                     yield match
                 continue
             word = match.group("next").lower()
