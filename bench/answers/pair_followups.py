@@ -67,18 +67,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, required=True, help="a copy of a seed index")
     parser.add_argument("--tag", required=True)
+    parser.add_argument("--data", type=Path, default=DATA, help="another file of such chats")
     args = parser.parse_args()
     index = Index(Settings(index_dir=args.index, backend="extractive"))
-    rows = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = [json.loads(x) for x in args.data.read_text(encoding="utf-8").splitlines() if x]
     done = [asked(index, row) for row in rows]
     lines = [
-        f"### {args.tag}",
+        f"### {args.tag}" + ("" if args.data == DATA else f" ({args.data.name})"),
         "",
         "| kind | chats | right | a choice of one of the two |",
         "|---|---|---|---|",
     ]
     for kind in KINDS:
         part = [r for r in done if r["kind"] == kind]
+        if not part:
+            continue
         choices = sum(r["choice"] for r in part) if kind == "pair" else "-"
         lines.append(f"| {kind} | {len(part)} | {sum(r['right'] for r in part)} | {choices} |")
     report = RESULTS / "pair_followups.md"
