@@ -280,7 +280,7 @@ _PAIR = (
     rf"|\bthe\s+two\s+(?:[\w-]+\s+){{1,2}}{_PAIR_NOUN}\b"
 )
 _PAIR_REF = re.compile(_PAIR, re.IGNORECASE)
-_TWO_THEN = re.compile(
+_PAIR_WORDS = re.compile(
     r"\b(?:the|these|those)\s+two(?=\s+(?P<next>[a-z]+)\b)"
     # "Both use symbolic methods - how do they differ?" (not "both images and text")
     r"|^\W*(?P<both>both)(?=\s+(?P<verb>[a-z]+)\b(?![^?.!-]*\band\b))"
@@ -292,7 +292,7 @@ _TWO_THEN = re.compile(
 _AFTER_A_PAIR = frozenset("both all each also really actually ever still just even".split())  # noqa: SIM905
 
 
-class _TwoBeforeVerb:
+class _PairPronoun:
     """A pair: "the two" before a word that is no noun ("how do the two differ?", "could the
     two be combined?", "do these two both use GNNs?"), a question opening on "both" before a
     verb ("Both use X - how do they differ?"), or "these", "those", "each" or "neither"
@@ -300,7 +300,7 @@ class _TwoBeforeVerb:
     they count or point at things ("the two datasets", "each client", "these methods")."""
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        for match in _TWO_THEN.finditer(text):
+        for match in _PAIR_WORDS.finditer(text):
             if match.group("both"):
                 if "VERB" in _parts_of_speech(match.group("verb")):
                     yield match
@@ -320,7 +320,7 @@ class _TwoBeforeVerb:
         return next(self.finditer(text), None)
 
 
-_TWO_BEFORE_VERB = _TwoBeforeVerb()
+_PAIR_PRONOUN = _PairPronoun()
 _PLURAL_REF = re.compile(
     # a noun after "their" or "those" is what they point at; after "they" a verb ("they work")
     rf"\b(?:they|them|theirs)\b|\b(?:their|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
@@ -681,7 +681,7 @@ def first_reference(question: str) -> int | None:
 # What points at the last answer's papers by their place in it (`_names_its_place`) and by a
 # pronoun or demonstrative (`_points_by_pronoun`).
 _PLACE_REFERENCES = (_PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS)
-_PRONOUN_REFERENCES = (_PLURAL_REF, _TWO_BEFORE_VERB, _SINGULAR_REF, _DEMONSTRATIVE)
+_PRONOUN_REFERENCES = (_PLURAL_REF, _PAIR_PRONOUN, _SINGULAR_REF, _DEMONSTRATIVE)
 
 
 def refers_by_pronoun(question: str) -> bool:
@@ -866,7 +866,7 @@ def rule_rewrite(
             rewritten = question[:start] + f"{which} {names}" + question[pick.end() :]
         return Condensed(rewritten, question, "rule", tuple(papers), pick=words)
 
-    pair = _PAIR_REF.search(text) or _TWO_BEFORE_VERB.search(text)
+    pair = _PAIR_REF.search(text) or _PAIR_PRONOUN.search(text)
     found = _PLURAL_REF.search(text) or pair or _SINGULAR_REF.search(text)
     wanted = numbers if found is None or _PLURAL_REF.search(text) or pair else numbers[:1]
     papers = _unique(_cited(last, k, resolve) for k in wanted)
@@ -1012,7 +1012,7 @@ def _no_such_place(question: str, listed: int, word: str) -> Condensed:
 
 
 _REFERENCES = (
-    _PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _TWO_BEFORE_VERB, _SINGULAR_REF,
+    _PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _PAIR_PRONOUN, _SINGULAR_REF,
 )  # fmt: skip
 
 
@@ -1061,7 +1061,7 @@ def asks_of_a_pair(question: str) -> bool:
     words = (opens_with_which(question) or "").split()
     return bool(
         _PAIR_REF.search(question)
-        or _TWO_BEFORE_VERB.search(question)
+        or _PAIR_PRONOUN.search(question)
         or (_PLURAL_REF.search(question) and _COMPARES.search(question))
         # "Which is better?", "which has guarantees?": a choice, among more than one
         or (words and words[0].lower() in _AUXILIARY.split())
