@@ -58,7 +58,10 @@ def _verbatim_html(text: str) -> str:
     """`text` escaped for HTML that the chat's Markdown reads too: its special characters as
     character references, so that "MAI \\& Loubes" shows as typed, not as "MAI &amp;amp; Loubes"
     (Markdown took the backslash as an escape, and the "&" of "&amp;" as text)."""
-    return _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group(1))};", html.escape(text))
+    return "".join(
+        f"&#{ord(ch)};" if _MARKDOWN_SPECIAL.fullmatch(ch) else html.escape(ch, quote=False)
+        for ch in text
+    )
 
 
 def render_answer(text: str, *, turn: int = 0) -> str:

@@ -785,7 +785,9 @@ def test_a_bibtex_entry_in_an_answer_is_shown_as_it_is_to_be_copied() -> None:
     # Before: the entry's braces and line breaks were Markdown-escaped into one paragraph.
     # Then "MAI \\& Loubes" showed as "MAI &amp;amp; Loubes": Markdown read the backslash and
     # the "&" of "&amp;" (a new user's trial, stop 58; tests/faces/test_browser_text.py).
-    entry = "@misc{deng_conpress,\n  title = {A <b>bold</b> [2] *claim*},\n  note = {A \\& B}\n}\n"
+    entry = (
+        "@misc{deng_conpress,\n  title = {A <b>bold</b> [2] *claim*},\n  note = {A \\& B's #1}\n}\n"
+    )
     rendered = ui.render_answer(f"Deng et al.: by Jie Deng [1].\n\n```bibtex\n{entry}```")
     assert '<a class="cite" href="#t0-source-1">[1]</a>' in rendered
     pre = rendered[rendered.index('<pre class="bibtex"><code>') :]
