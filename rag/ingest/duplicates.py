@@ -49,6 +49,13 @@ def copy_key(paper: Paper) -> tuple[str, str, str] | None:
     return families, _letters(paper.title or ""), _letters(paper.abstract)
 
 
+def opening(paper: Paper) -> str:
+    """The first twenty words of a paper's abstract, as `copy_key` reads them: what a copy
+    must share before its whole key is worth computing (a 100k-paper library is not read
+    whole for each new paper)."""
+    return " ".join(_letters(paper.abstract[:300]).split()[:20])
+
+
 def merged(first: Paper, other: Paper) -> tuple[Paper, list[str], list[str]]:
     """Return `first` with the fields it lacks taken from `other` (the same paper read again),
     the names of those fields, and those both give with different values (kept from

@@ -14,7 +14,7 @@ from rag.errors import ConfigError
 from rag.index.late_chunking import LateDocument
 from rag.index.paper_index import Index
 from rag.ingest.chunking import chunk_paper, passages
-from rag.ingest.duplicates import copy_key, merged, note, refreshed
+from rag.ingest.duplicates import copy_key, merged, note, opening, refreshed
 from rag.ingest.naming import rekey_stored, settle_keys, usable_key
 from rag.ingest.parsers import iter_files, parse_path
 from rag.ingest.roles import model_fingerprint as roles_model_fingerprint
@@ -250,13 +250,16 @@ def _as_stored_copies(parsed: dict[str, Paper], stored: dict[str, Paper]) -> dic
     """`parsed`, a paper stored already under another id as one of its copies ("Wei K." where
     the stored record has "Wei K", `copy_key`) taken as that stored paper, so that it is
     updated as the same paper, not added beside it."""
-    keys = {key: pid for pid, p in stored.items() if (key := copy_key(p))}
-    same = {}
-    for pid, paper in parsed.items():
-        key = copy_key(paper)
-        twin = keys.get(key) if key and pid not in stored else None
-        if twin is not None and twin not in parsed:
-            same[pid] = twin
+    new = {
+        opening(p): (pid, key)
+        for pid, p in parsed.items()
+        if pid not in stored and (key := copy_key(p)) is not None
+    }
+    same: dict[str, str] = {}
+    for sid, paper in stored.items() if new else ():
+        pid, key = new.get(opening(paper), ("", None))
+        if key is not None and sid not in parsed and copy_key(paper) == key:
+            same[pid] = sid
     return {
         same.get(pid, pid): p.with_(id=same[pid]) if pid in same else p for pid, p in parsed.items()
     }
