@@ -57,9 +57,11 @@ _BIBTEX_BLOCK = re.compile(r"\n*```bibtex\n(.*?)```", re.DOTALL)
 def _verbatim_html(text: str) -> str:
     """`text` escaped for HTML that the chat's Markdown reads too: its special characters as
     character references, so that "MAI \\& Loubes" shows as typed, not as "MAI &amp;amp; Loubes"
-    (Markdown took the backslash as an escape, and the "&" of "&amp;" as text)."""
+    (Markdown took the backslash as an escape, and the "&" of "&amp;" as text), and its line
+    breaks too: the blank line between two entries ended the block, and the second entry
+    was shown as a paragraph."""
     return "".join(
-        f"&#{ord(ch)};" if _MARKDOWN_SPECIAL.fullmatch(ch) else html.escape(ch, quote=False)
+        f"&#{ord(ch)};" if ch == "\n" or _MARKDOWN_SPECIAL.fullmatch(ch) else html.escape(ch, False)
         for ch in text
     )
 

@@ -61,6 +61,19 @@ def test_a_bibtex_entry_in_the_chat_reads_as_it_is_to_be_pasted(
     page.close()
 
 
+def test_two_bibtex_entries_in_the_chat_are_one_block(browser: Browser, served: Served) -> None:
+    # Before: the blank line between the entries ended the block; the second showed as a
+    # paragraph without its indentation (stop 58, at 1280 and 390 px).
+    page = open_desktop(browser, served)
+    for question in ("What is ConPress?", "What is TreePO?", "how do I cite both?"):
+        ask(page, question)
+    last = page.locator("#chat [data-testid='bot']").last
+    assert last.locator("pre.bibtex").count() == 1
+    text = last.locator("pre.bibtex").inner_text()
+    assert text.count("@misc{") == 2 and "\n  author" in text, text
+    page.close()
+
+
 # The contrast ratio (WCAG 2) of each element's text colour to the background it sits on (the
 # nearest ancestor's opaque background), by selector; absent selectors are left out.
 CONTRASTS = """(selectors) => {

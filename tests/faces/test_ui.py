@@ -793,6 +793,7 @@ def test_a_bibtex_entry_in_an_answer_is_shown_as_it_is_to_be_copied() -> None:
     pre = rendered[rendered.index('<pre class="bibtex"><code>') :]
     code = pre[len('<pre class="bibtex"><code>') : pre.index("</code></pre>")]
     assert html.unescape(code) == entry
+    assert "\n" not in code  # a blank line between two entries ended the block (stop 58)
     assert "<b>" not in code and not any(c in code for c in "\\*[]{}")  # nothing for Markdown
     assert "cite" not in pre.replace('class="bibtex"', "")  # no [2] link inside the entry
     assert "```" not in rendered
