@@ -284,8 +284,9 @@ _PAIR_WORDS = re.compile(
     r"\b(?:the|these|those)\s+two(?=\s+(?P<next>[a-z]+)\b)"
     # "Both use symbolic methods - how do they differ?" (not "both images and text")
     r"|^\W*(?P<both>both)(?=\s+(?P<verb>[a-z]+)\b(?![^?.!-]*\band\b))"
-    # "are these complementary?", "how much of each is theory?": standing for the papers
-    r"|\b(?P<alone>these|those|each|neither)(?=\s*(?:[?.!,;]|$)|\s+(?P<after>[a-z]+)\b)",
+    # "how much of each is theory?", "neither uses RL": standing for the papers ("these"
+    # alone is not read so: "give me the whole list, not just these" asks the collection)
+    r"|\b(?P<alone>each|neither)(?=\s*(?:[?.!,;]|$)|\s+(?P<after>[a-z]+)\b)",
     re.IGNORECASE,
 )
 # Words that may follow "the two" as no noun would: "do these two both use GNNs?"
@@ -295,9 +296,9 @@ _AFTER_A_PAIR = frozenset("both all each also really actually ever still just ev
 class _PairPronoun:
     """A pair: "the two" before a word that is no noun ("how do the two differ?", "could the
     two be combined?", "do these two both use GNNs?"), a question opening on "both" before a
-    verb ("Both use X - how do they differ?"), or "these", "those", "each" or "neither"
-    standing alone ("are these complementary?", "key contribution of each?"). Before a noun,
-    they count or point at things ("the two datasets", "each client", "these methods")."""
+    verb ("Both use X - how do they differ?"), or "each" or "neither" standing alone ("key
+    contribution of each?"). Before a noun, they count or point at things ("the two datasets",
+    "each client")."""
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         for match in _PAIR_WORDS.finditer(text):
