@@ -491,3 +491,12 @@ FRAME_WORDS = with_spelling_variants(
     + """anywhere somewhere everywhere nowhere elsewhere anyone someone everyone anybody
     somebody everybody everything nothing anyhow anyway somehow around others""".split()  # noqa: SIM905
 )
+
+
+@functools.cache
+def parts_of_speech(word: str) -> frozenset[str]:
+    """The parts of speech lemminflect's English dictionary gives `word` (lower-cased): "VERB",
+    "NOUN", "AUX", ...; none for a word it lacks ("bot", "dataset")."""
+    from lemminflect import getAllLemmas
+
+    return frozenset(getAllLemmas(word.lower()))

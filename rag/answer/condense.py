@@ -40,7 +40,7 @@ import functools
 import html
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -48,13 +48,14 @@ from rag import prompts
 from rag.answer.abstention import word_count, word_spans
 from rag.answer.citations import strip_markers
 from rag.answer.discourse import agree
+from rag.answer.pair_words import COMPARES, PAIR, PAIR_PRONOUN, PAIR_REF
 from rag.answer.record_questions import names_only_fields, record_fields
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
 from rag.ingest.naming import method_name
 from rag.ingest.wanted import Want, question_tags, wanted
 from rag.records import Paper
-from rag.text import CONTENT_WORD, content_stems, split_sentences
+from rag.text import CONTENT_WORD, content_stems, parts_of_speech, split_sentences
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +107,7 @@ class _PlacesRef:
         for m in _PLACES.finditer(text):
             after = (m.group("next") or "") if m.group("end") else ""
             plural = after.lower().endswith("s") and not after.lower().endswith("ss")
-            if not (_names_a_noun(after or None) or (plural and "NOUN" in _parts_of_speech(after))):
+            if not (_names_a_noun(after or None) or (plural and "NOUN" in parts_of_speech(after))):
                 yield m
 
     def search(self, text: str) -> re.Match[str] | None:
@@ -144,17 +145,8 @@ def _names_a_noun(word: str | None) -> bool:
     """Whether `word` can be a noun and not a verb ("half", not "get")."""
     if word is None:
         return False
-    tags = _parts_of_speech(word)
+    tags = parts_of_speech(word)
     return "NOUN" in tags and "VERB" not in tags
-
-
-@functools.cache
-def _parts_of_speech(word: str) -> frozenset[str]:
-    """The parts of speech lemminflect's English dictionary gives `word` (lower-cased): "VERB",
-    "NOUN", "AUX", ...; none for a word it lacks ("bot", "dataset")."""
-    from lemminflect import getAllLemmas
-
-    return frozenset(getAllLemmas(word.lower()))
 
 
 _ORDINAL = _Ordinals()
@@ -263,75 +255,10 @@ _PAST_SHOWN = re.compile(
     r"|(?<!\bthe\s)\bothers\b",
     re.IGNORECASE,
 )
-# "the two papers", "these two", "both methods", "compare both": a pair, never a count of
-# things of theirs ("the two datasets") nor "both X and Y".
-_PAIR_NOUN = r"(?:papers|ones|methods|approaches|studies|articles|works)"
-_PAIR = (
-    rf"\b(?:the|these|those)\s+two\s+{_PAIR_NOUN}\b"
-    rf"|\b(?:the|these|those)\s+two(?=\s*(?:[?.!,;]|$))"
-    rf"|\bboth(?:\s+{_PAIR_NOUN})?(?=\s*(?:[?.!,;]|$))|\bboth\s+{_PAIR_NOUN}\b"
-    # "do both use X?", "are both about graphs?"
-    r"|(?<=\bdo\s)both\b(?![^?.!]*\band\b)|(?<=\bare\s)both\b(?![^?.!]*\band\b)"
-    r"|(?<=\bdid\s)both\b(?![^?.!]*\band\b)|(?<=\bcan\s)both\b(?![^?.!]*\band\b)"
-    # "what does each of them propose?", "does either paper use real data?", "neither of them"
-    r"|\b(?:each|either|neither)\s+(?:of\s+(?:them|these|those)|paper|one|method|approach|study)\b"
-    # "they both deal with X", "both of these", "the two graph methods"
-    r"|\b(?:they|them)\s+both\b|\bboth\s+of\s+(?:these|those)\b"
-    rf"|\bthe\s+two\s+(?:[\w-]+\s+){{1,2}}{_PAIR_NOUN}\b"
-)
-_PAIR_REF = re.compile(_PAIR, re.IGNORECASE)
-_PAIR_WORDS = re.compile(
-    r"\b(?:the|these|those)\s+two(?=\s+(?P<next>[a-z]+)\b)"
-    # "Both use symbolic methods - how do they differ?" (not "both images and text")
-    r"|^\W*(?P<both>both)(?=\s+(?P<verb>[a-z]+)\b(?![^?.!-]*\band\b))"
-    # "how much of each is theory?", "neither uses RL": standing for the papers ("these"
-    # alone is not read so: "give me the whole list, not just these" asks the collection)
-    r"|\b(?P<alone>each|neither)(?=\s*(?:[?.!,;]|$)|\s+(?P<after>[a-z]+)\b)",
-    re.IGNORECASE,
-)
-# Words that may follow "the two" as no noun would: "do these two both use GNNs?"
-_AFTER_A_PAIR = frozenset("both all each also really actually ever still just even".split())  # noqa: SIM905
-
-
-class _PairPronoun:
-    """A pair: "the two" before a word that is no noun ("how do the two differ?", "could the
-    two be combined?", "do these two both use GNNs?"), a question opening on "both" before a
-    verb ("Both use X - how do they differ?"), or "each" or "neither" standing alone ("key
-    contribution of each?"). Before a noun, they count or point at things ("the two datasets",
-    "each client")."""
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        for match in _PAIR_WORDS.finditer(text):
-            if match.group("both"):
-                if "VERB" in _parts_of_speech(match.group("verb")):
-                    yield match
-                continue
-            if match.group("alone"):  # a pronoun, not a determiner ("these methods", "each client")
-                after = (match.group("after") or "").lower()
-                tags = _parts_of_speech(after) if after else frozenset()
-                if not after or after in _AFTER_A_PAIR or (tags and "NOUN" not in tags):
-                    yield match
-                continue
-            word = match.group("next").lower()
-            tags = _parts_of_speech(word)
-            if word in _AFTER_A_PAIR or (tags and "NOUN" not in tags):
-                yield match
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return next(self.finditer(text), None)
-
-
-_PAIR_PRONOUN = _PairPronoun()
 _PLURAL_REF = re.compile(
     # a noun after "their" or "those" is what they point at; after "they" a verb ("they work")
     rf"\b(?:they|them|theirs)\b|\b(?:their|those)(?:\s+{_NOUN})?\b|\b(?:both|all)\s+of\s+them\b"
-    rf"|{_PAIR}|{_WHICH_ONE}|{_OTHERS}",
-    re.IGNORECASE,
-)
-# A question that sets papers side by side: "how do they compare?", "what's the difference?"
-_COMPARES = re.compile(
-    r"\b(?:compar\w*|contrast\w*|differ\w*|versus|vs|better|worse|same|similar\w*|alike|"
-    r"agree\w*|disagree\w*)\b",
+    rf"|{PAIR}|{_WHICH_ONE}|{_OTHERS}",
     re.IGNORECASE,
 )
 # A choice among the set's papers, however long the question: "Which one ...?", and a partitive
@@ -637,7 +564,7 @@ def _verb_agreeing(rewritten: str, match: re.Match[str], paper: Paper) -> str:
         return rewritten
     end = match.start() + len(name)
     verb = re.match(r"(\s+)([a-z]+s)\b", rewritten[end:])
-    if verb is None or not {"VERB", "AUX"} & _parts_of_speech(verb.group(2)):
+    if verb is None or not {"VERB", "AUX"} & parts_of_speech(verb.group(2)):
         return rewritten
     at = end + len(verb.group(1))
     return rewritten[:at] + agree(verb.group(2), True) + rewritten[at + len(verb.group(2)) :]
@@ -682,7 +609,7 @@ def first_reference(question: str) -> int | None:
 # What points at the last answer's papers by their place in it (`_names_its_place`) and by a
 # pronoun or demonstrative (`_points_by_pronoun`).
 _PLACE_REFERENCES = (_PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PICKS)
-_PRONOUN_REFERENCES = (_PLURAL_REF, _PAIR_PRONOUN, _SINGULAR_REF, _DEMONSTRATIVE)
+_PRONOUN_REFERENCES = (_PLURAL_REF, PAIR_PRONOUN, _SINGULAR_REF, _DEMONSTRATIVE)
 
 
 def refers_by_pronoun(question: str) -> bool:
@@ -720,7 +647,7 @@ _AUXILIARY_THAT = re.compile(
 
 def _that_as_subject(text: str) -> bool:
     return any(
-        "VERB" in _parts_of_speech(word := m.group(1)) and not _ENTITY_NOUN.fullmatch(word)
+        "VERB" in parts_of_speech(word := m.group(1)) and not _ENTITY_NOUN.fullmatch(word)
         for m in _AUXILIARY_THAT.finditer(text)
     )
 
@@ -867,7 +794,7 @@ def rule_rewrite(
             rewritten = question[:start] + f"{which} {names}" + question[pick.end() :]
         return Condensed(rewritten, question, "rule", tuple(papers), pick=words)
 
-    pair = _PAIR_REF.search(text) or _PAIR_PRONOUN.search(text)
+    pair = PAIR_REF.search(text) or PAIR_PRONOUN.search(text)
     found = _PLURAL_REF.search(text) or pair or _SINGULAR_REF.search(text)
     wanted = numbers if found is None or _PLURAL_REF.search(text) or pair else numbers[:1]
     papers = _unique(_cited(last, k, resolve) for k in wanted)
@@ -885,7 +812,7 @@ def rule_rewrite(
         len(papers) == 1
         and found is not None
         and (_PLURAL_REF.fullmatch(found.group()) or found is pair)
-        and (pair or _COMPARES.search(text))
+        and (pair or COMPARES.search(text))
     ):
         # "is there another paper on fairness?" then "how do they compare?": the paper shown
         # last and the one shown before it
@@ -1013,7 +940,7 @@ def _no_such_place(question: str, listed: int, word: str) -> Condensed:
 
 
 _REFERENCES = (
-    _PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, _PAIR_PRONOUN, _SINGULAR_REF,
+    _PLACES_REF, _ORDINAL, _NUMBER_REF, _OTHERS_REF, _PLURAL_REF, PAIR_PRONOUN, _SINGULAR_REF,
 )  # fmt: skip
 
 
@@ -1061,9 +988,9 @@ def asks_of_a_pair(question: str) -> bool:
     that is the subject of an auxiliary ("Which is better?")."""
     words = (opens_with_which(question) or "").split()
     return bool(
-        _PAIR_REF.search(question)
-        or _PAIR_PRONOUN.search(question)
-        or (_PLURAL_REF.search(question) and _COMPARES.search(question))
+        PAIR_REF.search(question)
+        or PAIR_PRONOUN.search(question)
+        or (_PLURAL_REF.search(question) and COMPARES.search(question))
         # "Which is better?", "which has guarantees?": a choice, among more than one
         or (words and words[0].lower() in _AUXILIARY.split())
     )
