@@ -246,14 +246,17 @@ def ingest(
     return store_files(files, index, progress=progress)
 
 
-def _as_stored_copies(parsed: dict[str, Paper], stored: dict[str, Paper]) -> dict[str, Paper]:
+def _as_stored_copies(
+    parsed: dict[str, Paper], stored: dict[str, Paper], copies: dict[tuple[str, str, str], str]
+) -> dict[str, Paper]:
     """`parsed`, a paper stored already under another id as one of its copies ("Wei K." where
     the stored record has "Wei K", `copy_key`) taken as that stored paper, so that it is
-    updated as the same paper, not added beside it."""
+    updated as the same paper, not added beside it. `copies`: the read papers' keys, as
+    `read_files` computed them (`ParsedFiles.copies`)."""
     new = {
-        opening(p): (pid, key)
-        for pid, p in parsed.items()
-        if pid not in stored and (key := copy_key(p)) is not None
+        opening(parsed[pid]): (pid, key)
+        for key, pid in copies.items()
+        if pid in parsed and pid not in stored
     }
     same: dict[str, str] = {}
     for sid, paper in stored.items() if new else ():
@@ -290,7 +293,7 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
     with index.writing():
         index.refresh()
         stored = index.papers
-        parsed = _as_stored_copies(parsed, stored)
+        parsed = _as_stored_copies(parsed, stored, files.copies)
         stale = {
             pid
             for pid, p in stored.items()
