@@ -797,3 +797,26 @@ def test_a_bibtex_entry_in_an_answer_is_shown_as_it_is_to_be_copied() -> None:
     assert "<b>" not in code and not any(c in code for c in "\\*[]{}")  # nothing for Markdown
     assert "cite" not in pre.replace('class="bibtex"', "")  # no [2] link inside the entry
     assert "```" not in rendered
+
+
+def test_ui_py_without_an_index_says_so_in_one_line(tmp_path: Path) -> None:
+    """`python ui.py` where no index exists names the problem in one line, as `rag serve` does,
+    not in a traceback (a new user started it before ingesting)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "RAG_INDEX_DIR": str(tmp_path / "missing"), "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, str(root / "ui.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert lines == [lines[-1]] and "No index at" in lines[-1] and "rag ingest" in lines[-1]
