@@ -33,6 +33,7 @@ CSS = """
   border: 1px solid var(--border-color-primary); border-radius: 10px;
   background: var(--block-background-fill); padding: 0.9rem 1.1rem; margin-bottom: 0.75rem;
   scroll-margin-top: 1rem; transition: box-shadow 0.3s;
+  overflow-wrap: anywhere;  /* a URL in an abstract was clipped at the card's edge at 390 px */
 }
 .source-card.flash { box-shadow: 0 0 0 3px var(--color-accent-soft, #c7d2fe); }
 .card-head { font-weight: 600; font-size: 1rem; margin-bottom: 0.25rem; }

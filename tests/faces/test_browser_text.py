@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.faces.test_browser import OFF_TOPIC, QUESTION
-from tests.faces.test_browser_layout import ask, open_desktop
+from tests.faces.test_browser_layout import ask, open_desktop, open_phone
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -150,4 +150,20 @@ def test_dark_mode_keeps_every_turn_and_tag_readable(browser: Browser, served: S
     assert set(ratios) == set(DARK_TEXT), ratios
     faint = {selector: round(r, 2) for selector, r in ratios.items() if r < AA_RATIO}
     assert not faint, f"text under {AA_RATIO}:1 contrast in dark mode: {faint}"
+    page.close()
+
+
+def test_a_long_url_in_an_abstract_wraps_inside_its_card_on_a_phone(
+    browser: Browser, served: Served
+) -> None:
+    # Before: CURE's "https://anonymous.4open.science/r/cure_9C6E/." ran past the card's right
+    # edge at 390 px and was clipped (a new user's trial, stop 59).
+    page = open_phone(browser, served)
+    ask(page, "how does CURE work?")
+    card = page.locator(".source-card", has_text="4open.science").first
+    card.locator("summary").first.tap()
+    abstract = card.locator(".card-abstract")
+    assert "https://anonymous.4open.science/r/cure_9C6E/" in abstract.inner_text()
+    width, scroll = abstract.evaluate("(a) => [a.clientWidth, a.scrollWidth]")
+    assert scroll <= width, (scroll, width)
     page.close()
