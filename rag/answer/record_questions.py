@@ -59,7 +59,10 @@ _ASKS = {
         r"\bbib(?:la)?tex\b|\.bib\b|\bbib\s+entr(?:y|ies)\b"
         r"|\bhow\s+(?:do|should|can|would|to)\s+(?:i\s+|we\s+)?cite\b"
         r"|\bcite\s+(?:it|this|that|them|these|those)\b"
-        r"|\b(?:the|a|its|their)\s+citations?\s+(?:for|of|to)\b",
+        r"|\b(?:the|a|its|their)\s+citations?\s+(?:for|of|to)\b"
+        # "export the references", "export them": as a BibTeX entry (a new user, stop 59)
+        r"|\bexport\s+(?:(?:the|all|of|these|those|their|its|both|my)\s+){0,3}(?:references?|"
+        r"citations?|bibliography|papers?|them|these|those|it|both|all)\b",
         re.IGNORECASE,
     ),
 }
@@ -75,7 +78,9 @@ _FIELD_WORDS = {
     "citation citations cite bibtex biblatex bib".split(),  # noqa: SIM905
     (AUTHORS, YEAR, LINK, BIBTEX),
 )  # fmt: skip
-_FILLER = frozenset(("and", "the", "its", "their", "what", "about", "please", "whats", "s"))
+_FILLER = frozenset(
+    ("and", "the", "its", "their", "what", "about", "please", "whats", "s", "me", "us")
+)
 _IGNORED = _FILLER | STOPWORDS | frozenset(CHAT_WORDS.split())  # beside the fields' names
 
 

@@ -64,6 +64,10 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         ("how do I cite it?", ("authors", "year", "link", "bibtex")),
         ("what is the citation for ICGNN?", ("authors", "year", "link", "bibtex")),
         ("Thanks. Can you export both as BibTeX?", ("authors", "year", "link", "bibtex")),
+        # an export request (before: "export the references" got the collection's overview)
+        ("export the references", ("authors", "year", "link", "bibtex")),
+        ("can you export all of these papers?", ("authors", "year", "link", "bibtex")),
+        ("what do export controls do to trade?", ()),
         ("which papers cite DPO?", ()),
         ("citation count?", ()),
         ("how often is it cited?", ()),
@@ -208,3 +212,24 @@ def test_who_proposed_a_method_is_answered_with_its_authors_and_nothing_else_is(
     # ("Panchal et al.: by Kunjal Panchal, ..." for "Who invented backpropagation?").
     nearest = api.ask("Who invented backpropagation?", index=real_seed_index, backend="extractive")
     assert ": by " not in nearest.answer, nearest.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "follow_up",
+    [
+        # before: "No paper's title or abstract uses “BibTeX”" (a new user, stop 59)
+        "give me the references in BibTeX for all of these",
+        "export the references",  # before: the collection's overview
+    ],
+)
+def test_an_export_request_after_a_list_gives_each_listed_paper_s_entry(
+    real_seed_index: Index, follow_up: str
+) -> None:
+    history: list = []  # type: ignore[type-arg]
+    listed = _ask(real_seed_index, "which papers study graph neural networks?", history)
+    answer = _ask(real_seed_index, follow_up, history)
+    keys = [c.hit.paper.citation_key for c in listed.citations]
+    assert len(keys) >= 2 and not answer.abstained
+    assert [c.hit.paper.citation_key for c in answer.citations] == keys
+    assert all(f"@misc{{{key}," in answer.answer for key in keys), answer.answer
