@@ -81,6 +81,10 @@ from rag.settings import Settings  # noqa: E402
 RESULTS = ROOT / "bench" / "results"
 ROLE_QUESTIONS = ROOT / "bench" / "data" / "role_questions.jsonl"
 QUANTITY_QUESTIONS = ROOT / "bench" / "data" / "quantity_questions.jsonl"
+# Written blind by three helpers who read only the seed abstracts (stop 59): two fitting sets of
+# 90 (one in a skimming student's voice) and a held-out set of 80, many worded from a paper's
+# aim while asking what it found.
+BLIND_QUESTIONS = ROOT / "bench" / "data" / "finding_questions_blind.jsonl"
 LIST_LINES = ROOT / "bench" / "data" / "list_lines.jsonl"
 ASPECT_LINES = ROOT / "bench" / "data" / "aspect_lines.jsonl"
 PHRASING_NEEDS = ROOT / "bench" / "data" / "phrasing_needs.jsonl"

@@ -140,6 +140,10 @@ def collect(args: argparse.Namespace) -> None:
             for c in finding_first.seed_cases(seeds_index, split, finding_first.QUANTITY_QUESTIONS)
         ]
         out += [
+            record(f"blind {split}", c)
+            for c in finding_first.seed_cases(seeds_index, split, finding_first.BLIND_QUESTIONS)
+        ]
+        out += [
             record(f"seed lists {split}", c) for c in finding_first.list_cases(seeds_index, split)
         ]
         out += [

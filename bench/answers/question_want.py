@@ -1,0 +1,150 @@
+"""Fit what a question wants from an abstract: a finding, a definition or a motivation (issue 22).
+
+    .venv/bin/python bench/answers/question_want.py [--write] [--out question_want]
+
+The labelled questions: the seed role questions (bench/data/role_questions.jsonl), the questions
+written blind by three helpers who read only the seed abstracts
+(bench/data/finding_questions_blind.jsonl) and the quantity questions (all findings), each
+with its `kind`; fitted on their `fit` parts only. Held out: their `heldout` parts and the
+named-method questions (bench/data/named_role_questions.jsonl, all held out). A message that is
+no question (a claim, a keyword query) wants the finding that bears on it without a model
+(`rag.ingest.wanted.wanted`), so such lines are scored as the product reads them.
+
+The model: a multinomial logistic regression over `rag.ingest.wanted.want_features` (words,
+word pairs, opening words, the patterns that matched and what they alone would say), L2 and the
+least count of a feature in the fitting questions chosen by 5-fold cross-validation on the
+fitting part. `--write` stores it in rag/ingest/model/question_want.json; `--out` writes
+bench/results/OUT.md: accuracy per held-out set, the patterns alone beside the model, and what
+the model still reads wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import zlib
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+from scipy.optimize import minimize  # noqa: E402
+
+from rag.ingest import want_model, wanted  # noqa: E402
+
+DATA = ROOT / "bench" / "data"
+RESULTS = ROOT / "bench" / "results"
+FITTING = ("role_questions", "finding_questions_blind", "quantity_questions")
+HELD_OUT = (*FITTING, "named_role_questions")
+
+Labelled = list[tuple[str, str]]
+
+
+def labelled(name: str, split: str) -> Labelled:
+    """The (question, kind) pairs of bench/data/NAME.jsonl in `split` (no kind: a finding)."""
+    rows = (json.loads(x) for x in (DATA / f"{name}.jsonl").read_text().splitlines() if x)
+    return [(r["q"], r.get("kind", "finding")) for r in rows if r.get("split") == split]
+
+
+def fit_weights(data: Labelled, l2: float, least: int) -> dict[str, list[float]]:
+    """Multinomial logistic regression over the features seen at least `least` times."""
+    counts = Counter(f for q, _ in data for f in wanted.want_features(q))
+    names = sorted(f for f, c in counts.items() if c >= least)
+    col = {f: i for i, f in enumerate(names)}
+    x = np.zeros((len(data), len(names)))
+    for i, (q, _) in enumerate(data):
+        x[i, [col[f] for f in wanted.want_features(q) if f in col]] = 1.0
+    y = np.eye(len(want_model.KINDS))[[want_model.KINDS.index(k) for _, k in data]]
+    shape = (len(names), len(want_model.KINDS))
+
+    def loss(flat: np.ndarray) -> tuple[float, np.ndarray]:
+        z = x @ flat.reshape(shape)
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        nll = -float(np.log((p * y).sum(axis=1)).mean())
+        grad = (x.T @ (p - y) / len(data)).ravel()
+        return nll + l2 * float(flat @ flat), grad + 2 * l2 * flat
+
+    result = minimize(loss, np.zeros(x.shape[1] * y.shape[1]), jac=True, method="L-BFGS-B")
+    w = result.x.reshape(shape)
+    return {f: [round(float(v), 4) for v in w[i]] for i, f in enumerate(names)}
+
+
+def read(question: str, weights: dict[str, list[float]] | None) -> str:
+    """What the product reads `question` as wanting: the patterns alone (`weights` None) or
+    the model with `weights`."""
+    if not wanted.is_question(question):
+        return "finding"
+    if weights is None:
+        return str(wanted.wanted_by_patterns(question))
+    table = {k: tuple(v) for k, v in weights.items()}
+    return want_model.classify(wanted.want_features(question), table)
+
+
+def accuracy(data: Labelled, weights: dict[str, list[float]] | None) -> float:
+    return sum(read(q, weights) == k for q, k in data) / len(data) if data else 0.0
+
+
+def cross_validated(data: Labelled, l2: float, least: int, k: int = 5) -> float:
+    fold = [zlib.crc32(q.encode()) % k for q, _ in data]
+    right = 0
+    for i in range(k):
+        weights = fit_weights([d for d, f in zip(data, fold, strict=True) if f != i], l2, least)
+        right += sum(
+            read(q, weights) == kind for (q, kind), f in zip(data, fold, strict=True) if f == i
+        )
+    return right / len(data)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write", action="store_true", help="write the weights the product reads")
+    parser.add_argument("--out", default="", help="write bench/results/OUT.md")
+    args = parser.parse_args()
+    fitting = [pair for name in FITTING for pair in labelled(name, "fit")]
+    grid = {(l2, least): 0.0 for l2 in (0.001, 0.003, 0.01, 0.03) for least in (1, 2)}
+    for key in grid:
+        grid[key] = cross_validated(fitting, *key)
+    l2, least = max(grid, key=grid.__getitem__)
+    weights = fit_weights(fitting, l2, least)
+    lines = [
+        "# What a question wants from an abstract (`bench/answers/question_want.py`)",
+        "",
+        f"Fitted on {len(fitting)} labelled questions (the `fit` parts of "
+        + ", ".join(f"bench/data/{n}.jsonl" for n in FITTING)
+        + "). Cross-validated accuracy on them by (L2, least feature count): "
+        + ", ".join(f"{k}: {v:.3f}" for k, v in grid.items())
+        + f"; chosen {(l2, least)}.",
+        "",
+        "| held-out set | questions | patterns alone | fitted model |",
+        "|---|---|---|---|",
+    ]
+    wrong = []
+    for name in HELD_OUT:
+        data = labelled(name, "heldout")
+        lines.append(
+            f"| {name} | {len(data)} | {accuracy(data, None):.3f} | {accuracy(data, weights):.3f} |"
+        )
+        wrong += [(k, read(q, weights), q) for q, k in data if read(q, weights) != k]
+    lines += ["", "Held-out questions the model reads wrong (labelled -> read):", ""]
+    lines += [f"- {k} -> {got}: {q}" for k, got, q in wrong]
+    print("\n".join(lines))
+    if args.write:
+        payload = {
+            "fitted_by": "bench/answers/question_want.py --write",
+            "kinds": list(want_model.KINDS),
+            "l2": l2,
+            "least_count": least,
+            "weights": {k: v for k, v in weights.items() if any(v)},
+        }
+        want_model.WEIGHTS.write_text(json.dumps(payload, indent=0) + "\n", encoding="utf-8")
+    if args.out:
+        (RESULTS / f"{args.out}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
