@@ -4,7 +4,8 @@ One JSON array of items (or JSON lines of items), read as `rag.ingest.parsers.js
 each with its line. Kept: the citation key (`citation-key`, Better BibTeX's `citationKey`,
 a `Citation Key: ...` line in `note` (Zotero's Extra field), else `id` when it is a usable
 key rather than Zotero's item URI), `title`, `author` (family/given/particles/suffix or
-`literal`), the year of `issued`, `DOI`, `URL`, `abstract`, `keyword` (the research area: keywords
+`literal`; a last `{"literal": "others"}`, BibTeX's `and others`, marks the list as cut short),
+the year of `issued`, `DOI`, `URL`, `abstract`, `keyword` (the research area: keywords
 separated by `;` when there is one, else by commas), `PMID` (the external id) and the `note`
 lines our export writes, read line by line. Dropped: container, volume, pages, publisher,
 editors, the rest of the date and every other variable.
@@ -88,6 +89,11 @@ def _keywords(item: dict[str, Any]) -> list[str]:
     return re.split(r"\s*;\s*" if ";" in keywords else r"\s*,\s*", keywords) if keywords else []
 
 
+def _is_others(person: Any) -> bool:
+    """Whether a name is BibTeX's `and others` as converters write it (`{"literal": "others"}`)."""
+    return isinstance(person, dict) and set(person) == {"literal"} and person["literal"] == "others"
+
+
 def _person(person: Any) -> str:
     if not isinstance(person, dict):
         raise ValueError('each \'author\' must be an object such as {"family": ..., "given": ...}')
@@ -148,9 +154,11 @@ def paper_from_item(item: Any, source: str) -> Paper:
     people = item.get("author") or []
     if not isinstance(people, list):
         raise ValueError(f"{named}: 'author' must be a list of names")
-    authors = [name for name in (_person(p) for p in people) if name]
+    others = bool(people) and _is_others(people[-1])
+    authors = [name for name in (_person(p) for p in people[: -1 if others else None]) if name]
     note = _lines(item, "note")
     label, truncated = read_notes([note])
+    truncated = truncated or others
     title = clean_markup(_string(item, "title")) or None
     pmid = _string(item, "PMID")
     return Paper.create(
