@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import importlib.util
 import re
 import weakref
 from pathlib import Path
@@ -98,20 +99,26 @@ _WORD = re.compile(r"[A-Za-z0-9]+")  # "brca1", "gpt4": one token, never correct
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+def _word_list() -> Path:
+    """symspellpy's English frequency dictionary (found without importing the package)."""
+    spec = importlib.util.find_spec("symspellpy")
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("symspellpy")
+    return Path(spec.origin).with_name("frequency_dictionary_en_82_765.txt")
+
+
 @functools.cache
 def _frequencies() -> dict[str, int]:
     """The English words of symspellpy's frequency dictionary, with their counts."""
-    import symspellpy
-
-    path = Path(symspellpy.__file__).with_name("frequency_dictionary_en_82_765.txt")
-    with path.open(encoding="utf-8") as lines:
+    with _word_list().open(encoding="utf-8") as lines:
         return {word: int(count) for word, count in (line.split() for line in lines)}
 
 
 @functools.cache
 def _english() -> frozenset[str]:
-    """The English words of symspellpy's frequency dictionary."""
-    return frozenset(_frequencies())
+    """The English words of symspellpy's frequency dictionary, read without their counts: most
+    questions need only these (`_slip_in_ending` asks of every word BM25 knows)."""
+    return frozenset(_word_list().read_text(encoding="utf-8").split()[0::2])
 
 
 def english_word(word: str) -> bool:
