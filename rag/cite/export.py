@@ -277,7 +277,9 @@ def csl_item(paper: Paper) -> dict[str, Any]:
     if _arxiv_id(paper):  # a preprint's archive id, as Zotero writes it
         item["number"] = paper.external_id
     if keywords := _keywords(paper):
-        item["keyword"] = ", ".join(keywords)
+        # CSL has one `keyword` string; a keyword with a comma of its own is kept whole by
+        # separating them all with semicolons instead, as the CSL-JSON reader splits them.
+        item["keyword"] = ("; " if any("," in k for k in keywords) else ", ").join(keywords)
     notes = [n for n in (_note(paper),) if n]
     if paper.authors_truncated:
         notes.append(TRUNCATED_NOTE)

@@ -106,7 +106,8 @@ def test_usable_key(key: str, kept: str | None) -> None:
 
 def _library() -> list[Paper]:
     papers = [p for name in LIBRARY for p in parse_path(DATA / name).papers]
-    papers += parse_path(SEEDS / next(f.name for f in sorted(SEEDS.iterdir()))).papers
+    # Both seed pages: only the second has authors cut short (`等`) and areas with commas.
+    papers += [p for path in sorted(SEEDS.iterdir()) for p in parse_path(path).papers]
     return settle_keys(papers).papers
 
 
@@ -118,11 +119,32 @@ def test_an_imported_library_exported_again_reads_back_the_same(fmt: str, tmp_pa
     assert detect_format(exported) == fmt
     result = parse_path(exported)
     assert result.errors == []
-    # the external id too: PubMed's PMIDs were lost on every export (stop 58)
+    # the external id too: PubMed's PMIDs were lost on every export (stop 58); and the
+    # "et al." marker, the area and the label: CSL-JSON read its note as one line, so the
+    # label ended in "The source lists more authors than these.", and split areas at commas
     fields = ("citation_key", "doi", "year", "title", "id", "authors", "abstract", "external_id")
+    fields += ("authors_truncated", "area", "label", "label_derived")
+    assert any(p.authors_truncated for p in papers) and any("," in (p.area or "") for p in papers)
     for paper, read in zip(papers, result.papers, strict=True):
         for name in fields:
             assert getattr(read, name) == getattr(paper, name), (fmt, paper.citation_key, name)
+
+
+@pytest.mark.parametrize("fmt", sorted(EXTENSIONS))
+def test_an_export_ingested_into_its_own_index_changes_no_paper(
+    fmt: str, tmp_path: Path, seed_index: Index
+) -> None:
+    before = {p.id: p for p in seed_index.papers.values()}
+    exported = tmp_path / f"library{EXTENSIONS[fmt]}"
+    exported.write_text(render(list(before.values()), fmt), encoding="utf-8")
+    report = ingest([exported], seed_index)
+    assert report.added == 0 and not report.errors, report
+    after = {p.id: p for p in seed_index.papers.values()}
+    assert after.keys() == before.keys()  # no duplicate beside any paper
+    fields = ("citation_key", "authors", "authors_truncated", "area", "label", "abstract")
+    for pid, paper in before.items():
+        for name in fields:
+            assert getattr(after[pid], name) == getattr(paper, name), (fmt, pid, name)
 
 
 def test_content_detection_and_format_override(tmp_path: Path) -> None:

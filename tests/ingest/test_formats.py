@@ -262,6 +262,26 @@ def test_better_bibtex_csl_json_keeps_its_keys_for_title_only_items() -> None:
     ]
 
 
+def test_csl_json_from_a_bibtex_converter_keeps_et_al_keywords_and_extra_lines(
+    tmp_path: Path,
+) -> None:
+    # What BibTeX-to-CSL converters write for `and others`, a keyword list with commas inside
+    # its keywords, and a Zotero Extra field of several `Key: value` lines.
+    path = tmp_path / "converted.json"
+    path.write_text(
+        '[{"id": "smith2020", "type": "article", "issued": {"date-parts": [[2020]]},'
+        ' "author": [{"family": "Smith", "given": "Ann"}, {"literal": "others"}],'
+        ' "keyword": "Fairness; Accountability, Transparency, and Interpretability",'
+        ' "note": "Citation Key: smithFair2020\\ntex.howpublished: preprint",'
+        ' "abstract": "We audit ranking systems for fairness."}]',
+        encoding="utf-8",
+    )
+    (paper,) = parse_path(path).papers
+    assert paper.authors == ("Ann Smith",) and paper.authors_truncated
+    assert paper.area == "Fairness · Accountability, Transparency, and Interpretability"
+    assert paper.citation_key == "smithFair2020"
+
+
 def test_scopus_placeholder_abstract_is_no_abstract(tmp_path: Path) -> None:
     path = tmp_path / "scopus.csv"
     path.write_text(

@@ -4,9 +4,11 @@ One JSON array of items (or JSON lines of items), read as `rag.ingest.parsers.js
 each with its line. Kept: the citation key (`citation-key`, Better BibTeX's `citationKey`,
 a `Citation Key: ...` line in `note` (Zotero's Extra field), else `id` when it is a usable
 key rather than Zotero's item URI), `title`, `author` (family/given/particles/suffix or
-`literal`), the year of `issued`, `DOI`, `URL`, `abstract`, `keyword` (the research area),
-`PMID` (the external id) and the notes our export writes. Dropped: container, volume,
-pages, publisher, editors, the rest of the date and every other variable.
+`literal`; a last `{"literal": "others"}`, BibTeX's `and others`, marks the list as cut short),
+the year of `issued`, `DOI`, `URL`, `abstract`, `keyword` (the research area: keywords
+separated by `;` when there is one, else by commas), `PMID` (the external id) and the `note`
+lines our export writes, read line by line. Dropped: container, volume, pages, publisher,
+editors, the rest of the date and every other variable.
 """
 
 from __future__ import annotations
@@ -69,6 +71,29 @@ def _string(item: dict[str, Any], key: str) -> str:
     return " ".join(value.split())
 
 
+def _lines(item: dict[str, Any], key: str) -> str:
+    """A free-text variable with its lines kept (`note`, Zotero's Extra: a `Key: value` a line)."""
+    value = item.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"'{key}' must be a string, not {type(value).__name__}")
+    return "\n".join(line for line in (" ".join(n.split()) for n in value.splitlines()) if line)
+
+
+def _keywords(item: dict[str, Any]) -> list[str]:
+    """The `keyword` string cut into keywords: at `;` when it has one (our export's separator
+    when a keyword holds a comma, as in "Accountability, Transparency, and Interpretability"),
+    else at commas."""
+    keywords = _string(item, "keyword")
+    return re.split(r"\s*;\s*" if ";" in keywords else r"\s*,\s*", keywords) if keywords else []
+
+
+def _is_others(person: Any) -> bool:
+    """Whether a name is BibTeX's `and others` as converters write it (`{"literal": "others"}`)."""
+    return isinstance(person, dict) and set(person) == {"literal"} and person["literal"] == "others"
+
+
 def _person(person: Any) -> str:
     if not isinstance(person, dict):
         raise ValueError('each \'author\' must be an object such as {"family": ..., "given": ...}')
@@ -129,18 +154,19 @@ def paper_from_item(item: Any, source: str) -> Paper:
     people = item.get("author") or []
     if not isinstance(people, list):
         raise ValueError(f"{named}: 'author' must be a list of names")
-    authors = [name for name in (_person(p) for p in people) if name]
-    note = _string(item, "note")
+    others = bool(people) and _is_others(people[-1])
+    authors = [name for name in (_person(p) for p in people[: -1 if others else None]) if name]
+    note = _lines(item, "note")
     label, truncated = read_notes([note])
+    truncated = truncated or others
     title = clean_markup(_string(item, "title")) or None
-    keywords = _string(item, "keyword")
     pmid = _string(item, "PMID")
     return Paper.create(
         authors=authors,
         abstract=abstract,
         title=title,
         year=_year(item),
-        area=area_from(re.split(r"\s*[,;]\s*", keywords) if keywords else []),
+        area=area_from(_keywords(item)),
         doi=doi_from(_string(item, "DOI")),
         url=_string(item, "URL") or None,
         authors_truncated=truncated,
