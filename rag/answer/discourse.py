@@ -33,7 +33,11 @@ _STRONG = (
 _WEAK = (
     "first|firstly|second|secondly|third|thirdly|next|further|also|still|yet|overall|"
     "together|concretely|in practice|indeed|here|herein|as such|empirically|theoretically|"
-    "experimentally|technically|intuitively|formally|altogether|in summary|in short|in sum"
+    "experimentally|technically|intuitively|formally|altogether|in summary|in short|in sum|"
+    # a summing-up connective read as summing up the answer's papers above it ("Taken together,
+    # Xu et al. (CalM) propose ..." ended a list on training dynamics; a new user, stop 59)
+    "taken together|collectively|in conclusion|to conclude|to summarize|to summarise|to sum up|"
+    "all in all|in brief"
 )
 # Not when it governs what follows: "Similarly to results in mice, ...", "Instead of X, ...".
 _OPENER = re.compile(

@@ -72,6 +72,14 @@ CHAT = (
         ("Herein, we propose a sampler.", "Ju et al. (ICGNN) propose a sampler."),
         ("We show here that labels drift.", "Ju et al. (ICGNN) show that labels drift."),
         ("We stay here.", "Ju et al. (ICGNN) stay here."),
+        # "Taken together, Xu et al. (CalM) propose ..." read as summing up the list above it
+        (
+            "Taken together, we propose a pretraining paradigm.",
+            "Ju et al. (ICGNN) propose a pretraining paradigm.",
+        ),
+        ("In conclusion, our method helps.", "Ju et al.'s method helps."),
+        ("Collectively, these results hold.", "These results hold."),
+        ("Taken as a whole the field moves.", "Taken as a whole the field moves."),
     ],
 )
 def test_standalone_strips_openers_and_names_the_speaker(sentence: str, shown: str) -> None:
