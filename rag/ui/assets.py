@@ -281,6 +281,32 @@ JS = """
     const away = !document.activeElement || document.activeElement === document.body;
     if (box && !box.disabled && away && !touch.matches) box.focus();
   }).observe(document.body, { attributes: true, attributeFilter: ["disabled"], subtree: true });
+  // An answer taller than the chat left the reader at its last paper's line, the finding that
+  // opens it scrolled out of view (a phone showed the sixth paper alone): once it is complete
+  // and Gradio's last scroll to the end is done (the chat quiet for QUIET_MS), the chat shows
+  // it from its question down, unless question and answer fit at its end. (Gradio scrolls to
+  // the end 300 ms after the chat's last change: QUIET_MS waits that out.)
+  const QUIET_MS = 450;
+  const fromQuestion = () => {
+    const log = document.querySelector("#chat .bubble-wrap");
+    const question = [...document.querySelectorAll("#chat [data-testid='user']")].pop();
+    if (!log || !question) return;
+    const view = log.getBoundingClientRect();
+    const row = question.closest(".message-row") || question;
+    const above = row.getBoundingClientRect().top - view.top;  // the question below the view top
+    if (log.scrollHeight - log.scrollTop - above > log.clientHeight) log.scrollTop += above - 8;
+  };
+  new MutationObserver((records) => {
+    const box = records.map((r) => r.target).find((t) => t.matches("#question textarea"));
+    const chat = document.querySelector("#chat");
+    if (!box || box.disabled || !chat) return;
+    let timer = setTimeout(() => { quiet.disconnect(); fromQuestion(); }, QUIET_MS);
+    const quiet = new MutationObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { quiet.disconnect(); fromQuestion(); }, QUIET_MS);
+    });
+    quiet.observe(chat, { childList: true, subtree: true, characterData: true });
+  }).observe(document.body, { attributes: true, attributeFilter: ["disabled"], subtree: true });
   // Gradio names each chat message (aria-label) by its raw content, so a screen reader read
   // out our HTML and Markdown escapes ("<a class=...", "\\[1\\]", "&amp;"): the name is the
   // text the page shows. Gradio sets it again only when the message changes.

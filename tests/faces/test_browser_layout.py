@@ -274,3 +274,24 @@ def test_library_table_shows_every_column_on_a_desktop(browser: Browser, served:
             box,
         )
     page.close()
+
+
+def test_a_long_answer_is_shown_from_its_question_down_once_complete(
+    browser: Browser, served: Served
+) -> None:
+    # Before: the chat stayed at the answer's end, and on a phone the reader saw the sixth
+    # paper's line alone, the finding that opens the answer scrolled away (a new user, stop 59).
+    from playwright.sync_api import expect
+
+    page = open_phone(browser, served)
+    closed_sidebar(page)
+    ask(page, "Which papers study large language models?")
+    log = page.locator("#chat .bubble-wrap")
+    answer = page.locator("#chat [data-testid='bot']").last
+    height = answer.evaluate("(a) => a.getBoundingClientRect().height")
+    assert height > log.evaluate("(l) => l.clientHeight"), "the answer fits: nothing to test"
+    expect(page.locator("#chat [data-testid='user']").last).to_be_in_viewport()
+    top = answer.evaluate("(a) => a.getBoundingClientRect().top")
+    view = log.evaluate("(l) => [l.getBoundingClientRect().top, l.getBoundingClientRect().bottom]")
+    assert view[0] <= top < view[1], (top, view)  # its first line is on the screen
+    page.close()
