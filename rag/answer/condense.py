@@ -20,7 +20,7 @@ Others refer to the last answer: a numbered reference ("paper 2", "[2]") names t
 there at that number; in a short question "that paper" or "this method" names its first paper
 and "they", "those" or "them" all of them; a "that" standing alone ("how is that fixed?", "what
 causes this?") is what the last answer said, asked of all its papers. "it" is the topic of the
-last question asked on its own (`_topic_of`: "privacy", "what do we know about grokking" ->
+last question asked on its own (`topic_of`: "privacy", "what do we know about grokking" ->
 "why does grokking happen?"), asked as a choice among the answer's papers, or of its one paper
 ("why does grokking happen (ExPLAIND)?"), or of the collection after an answer with none; but it
 is the first paper after a question that asked for a paper or method ("which paper ...?"), in
@@ -448,7 +448,7 @@ _NO_TOPIC_REPLIES = tuple(
 _NOT_ANSWERS = (*_NO_TOPIC_REPLIES, prompts.ENGLISH_ONLY)
 
 
-def _last_answer(turns: Sequence[Turn]) -> Turn | None:
+def last_answer(turns: Sequence[Turn]) -> Turn | None:
     """Return the last answered turn that is not the reply to a message naming no topic, nor
     in a language the models cannot read (else the last answered one): after "got it,
     thanks", "it" still means the papers shown before. An answer that said the collection has
@@ -468,7 +468,7 @@ def _cited_numbers(turn: Turn) -> list[int]:
 Spans = Callable[[str], list[tuple[int, int]]]  # where a question's topic words stand
 
 
-def _topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
+def topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
     """What a later "it" stands for when `turn` asked about a topic rather than for a paper
     (None: it asked for one paper or method, or names nothing).
 
@@ -711,11 +711,11 @@ def rule_rewrite(
     """Rewrite a follow-up with the deterministic rule (see the module docstring);
     `topic_spans` tells where a question's topic words stand."""
     question = question.strip()
-    last = _last_answer(turns)
+    last = last_answer(turns)
     if last is not None and asks_past_shown(question):
         # "anything else on label noise?", "any other papers on this?": the collection's papers
         # on its words (on the set's question when it names no topic), less those shown.
-        cited = tuple(_papers_of(last, resolve))
+        cited = tuple(papers_of(last, resolve))
         listed = _set_turn(turns)
         if cited and not topic_spans(question) and listed is not None:
             return Condensed(listed.question, question, "rule", excluded=cited)
@@ -802,7 +802,7 @@ def rule_rewrite(
     if the_others:
         shown = {p.id for p in papers}
         topic = _set_turn(turns)
-        others = [p for p in _papers_of(topic, resolve) if p.id not in shown]
+        others = [p for p in papers_of(topic, resolve) if p.id not in shown]
         if not others and papers and topic is not None:
             # The set showed every paper it had: the others are the rest of the collection
             # on the set's own question ("graph neural networks with noisy labels").
@@ -825,7 +825,7 @@ def rule_rewrite(
         and not record_fields(question)
         and not _asked_what_they_propose(last, asked_alone)
     )
-    subject = _topic_of(asked_alone, topic_spans) if asks_topic else None
+    subject = topic_of(asked_alone, topic_spans) if asks_topic else None
     if it is not None and subject:
         # "privacy" or "what do we know about grokking?", then "how is it protected?", "why
         # does it happen?" or "how do they get it to scale?": "it" is the topic, not the
@@ -852,7 +852,7 @@ def rule_rewrite(
         # pronoun is of the list the choice was among.
         listed = _set_turn(turns)
         if listed is not None and listed is not last:
-            papers = list(_papers_of(listed, resolve))
+            papers = list(papers_of(listed, resolve))
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
     if found is not None:
@@ -901,7 +901,7 @@ def described_reference(
     if described is None:
         return None
     turns = to_turns(history)
-    shown = _unique(p for turn in reversed(turns) for p in _papers_of(turn, resolve))
+    shown = _unique(p for turn in reversed(turns) for p in papers_of(turn, resolve))
     if not shown:
         return None
     return Condensed(
@@ -971,12 +971,12 @@ def last_answer_papers(
     history: Sequence[Any] | None, resolve: Resolver | None, question: str = ""
 ) -> list[Paper]:
     """Return the papers the last answer in `history` cited, in its order (none: empty); a
-    reply to a message naming no topic is not that answer (`_last_answer`). When `question`
+    reply to a message naming no topic is not that answer (`last_answer`). When `question`
     asks of a pair (`asks_of_a_pair`) and that answer cited one paper, the paper an earlier
     answer cited comes first ("Both use symbolic methods - how do they differ?")."""
     turns = to_turns(history)
-    last = _last_answer(turns)
-    papers = _papers_of(last, resolve)
+    last = last_answer(turns)
+    papers = papers_of(last, resolve)
     if len(papers) == 1 and last is not None and asks_of_a_pair(question):
         return _with_earlier(turns, last, papers, resolve)
     return papers
@@ -1042,13 +1042,14 @@ def _with_earlier(
     what a plural asked of a pair ("the two papers", "how do they compare?") refers to."""
     upto = list(turns[: turns.index(last)]) if last in turns else []
     for turn in reversed(upto):
-        earlier = [p for p in _papers_of(turn, resolve) if p.id != papers[0].id]
+        earlier = [p for p in papers_of(turn, resolve) if p.id != papers[0].id]
         if earlier:
             return [earlier[0], *papers]
     return papers
 
 
-def _papers_of(turn: Turn | None, resolve: Resolver | None) -> list[Paper]:
+def papers_of(turn: Turn | None, resolve: Resolver | None) -> list[Paper]:
+    """The papers `turn`'s answer cited, in its order."""
     if turn is None:
         return []
     return _unique(_cited(turn, n, resolve) for n in _cited_numbers(turn))
@@ -1057,7 +1058,7 @@ def _papers_of(turn: Turn | None, resolve: Resolver | None) -> list[Paper]:
 def _the_set(turns: Sequence[Turn], resolve: Resolver | None) -> list[Paper]:
     """Return the papers that a choice ("which of them") or "the others" ranges over, in the
     order they were cited (see `_set_turn`)."""
-    return _papers_of(_set_turn(turns), resolve)
+    return papers_of(_set_turn(turns), resolve)
 
 
 def _set_turn(turns: Sequence[Turn]) -> Turn | None:
@@ -1131,7 +1132,7 @@ def condense(
     rule = rule_rewrite(question, turns, resolve, topic_spans)
     if backend is None or rule.method == "as-is":
         return rule
-    last = _last_answer(turns) or turns[-1]
+    last = last_answer(turns) or turns[-1]
     named = {n: p for n in _cited_numbers(last) if (p := _cited(last, n, resolve)) is not None}
     try:
         text = "".join(
