@@ -9,6 +9,8 @@ the nearest; the topic asked again is answered only if the collection has a pape
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from rag import api, prompts
@@ -16,6 +18,10 @@ from rag.answer.condense import Turn, rule_rewrite
 from rag.answer.pipeline import Answer
 from rag.index.paper_index import Index
 from rag.records import Paper
+from rag.settings import Settings
+from rag.ui.chat import with_abstentions
+from rag.ui.render import render_turn
+from tests.answer.chat_turns import chat
 
 MT = "What papers study machine translation?"
 LISTED_OPENING = "The last answer found no paper on machine translation; "
@@ -61,6 +67,23 @@ def test_a_message_pointing_at_no_listed_paper_is_read_as_before(follow_up: str)
     )
 
 
+def test_the_page_hands_an_abstention_over_with_the_papers_it_listed(
+    seed_index: Index, settings: Settings
+) -> None:
+    # The page's messages hold no nearest paper (they are cards): its kept answers do.
+    answer = api.ask("sourdough bread recipe with rye flour", index=seed_index, settings=settings)
+    assert answer.abstained and answer.nearest
+    error = {"role": "assistant", "content": '<span class="turn-label turn-error">Error</span>'}
+    history = [
+        {"role": "user", "content": answer.question},
+        {"role": "assistant", "content": render_turn(answer)},
+        {"role": "user", "content": "x"},
+        error,
+    ]
+    assert with_abstentions(history, [answer]) == [(answer.question, answer), *history[2:]]
+    assert with_abstentions(history, []) == history  # answers and replies that do not pair up
+
+
 # -- with the real models
 
 
@@ -77,10 +100,11 @@ def cited(answer: Answer) -> list[Paper]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
 def test_the_second_one_after_an_abstention_is_the_second_paper_it_listed(
-    real_seed_index: Index,
+    real_seed_index: Index, ask: Any
 ) -> None:
-    one, two, three = session(
+    one, two, three = ask(
         real_seed_index, [MT, "What about the second one?", "How does it compare to the first?"]
     )
     assert one.abstained and len(one.nearest) >= 2
@@ -110,8 +134,11 @@ def test_a_follow_up_on_the_listed_papers_says_they_are_only_the_nearest(
 
 
 @pytest.mark.slow
-def test_a_topic_the_collection_has_no_paper_on_stays_unanswered(real_seed_index: Index) -> None:
-    first, *follow_ups = session(
+@pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
+def test_a_topic_the_collection_has_no_paper_on_stays_unanswered(
+    real_seed_index: Index, ask: Any
+) -> None:
+    first, *follow_ups = ask(
         real_seed_index,
         [
             "What is known about sequence-to-sequence learning with LSTMs?",
@@ -127,8 +154,11 @@ def test_a_topic_the_collection_has_no_paper_on_stays_unanswered(real_seed_index
 
 
 @pytest.mark.slow
-def test_follow_ups_after_a_real_answer_say_nothing_of_the_nearest(real_seed_index: Index) -> None:
-    listed, second, limits = session(
+@pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
+def test_follow_ups_after_a_real_answer_say_nothing_of_the_nearest(
+    real_seed_index: Index, ask: Any
+) -> None:
+    listed, second, limits = ask(
         real_seed_index,
         ["Which papers study graph neural networks?", "What about the second one?", "its limits?"],
     )
