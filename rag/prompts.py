@@ -64,6 +64,20 @@ NEAREST_WEAK = (
     "collection comes to it."
 )
 
+# A follow-up on the papers an answer that found none on its question listed as the nearest
+# ("What about the second one?" after "What papers study machine translation?" abstained): the
+# answer's first line, so that the paper's own finding is not read as an answer on that topic
+# (rag/answer/unanswered.py).
+FOUND_NONE_LISTED = (
+    "{when} answer found no paper {on}; {which} it listed{names} {be} only the nearest, not "
+    "{papers} on it."
+)
+# A follow-up on that topic again ("does it use attention heads?") that the collection answers
+# on its other words: the answer's first line.
+FOUND_NONE_REST = (
+    "The collection has no paper on {topic}; what follows answers only the rest of the question."
+)
+
 # "What about the others?" after an answer that showed every paper on its topic: no other one
 # qualifies. Not "no paper on this", which the previous answer shows to be false.
 NO_OTHER = (

@@ -122,6 +122,7 @@ def run_session(
     from rag.ui import app as ui
 
     history: list[dict[str, Any]] = []
+    kept: list[Any] = []  # the answers so far, which the page keeps and hands the handler
     rows = []
     for position, turn in enumerate(session["turns"]):
         finals: list[Any] = []
@@ -134,8 +135,10 @@ def run_session(
                 settings=settings,
                 backend=backend,
                 on_answer=finals.append,
+                earlier=list(kept),
             )
         )
+        kept += finals
         seconds = time.perf_counter() - started
         assert steps and finals, f"{session['id']}: no answer to {turn['q']!r}"
         history = steps[-1][0]

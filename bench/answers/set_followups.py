@@ -10,7 +10,7 @@ by turn with `rag.api.ask` (extractive) over the seed index, each with the histo
 
 - `own`: the history holds the tool's own answers, as a user of the library sees them;
 - `chat`: the same through `ui.chat`, the chat page's handler, whose history is the rendered
-  messages (the papers are read back from the text);
+  messages (the papers are read back from the text) and the answers the page keeps;
 - `labelled`: each earlier answer is replaced by one citing exactly its labelled papers, so a
   follow-up is judged on its own and not on what the first turn missed.
 
@@ -126,6 +126,7 @@ class Asker:
         self.index, self.mode, self.settings = index, mode, settings
         self.pairs: list[tuple[str, Answer]] = []
         self.messages: list[dict[str, Any]] = []
+        self.kept: list[Answer] = []  # chat: the answers the page keeps and hands the handler
 
     def ask(self, turn: dict[str, Any]) -> tuple[Answer, list[str]]:
         """Return the answer to `turn` and the papers the history now shows for it, in order."""
@@ -142,9 +143,11 @@ class Asker:
                     settings=self.settings,
                     backend="extractive",
                     on_answer=finals.append,
+                    earlier=list(self.kept),
                 )
             )
             self.messages = steps[-1][0]
+            self.kept += finals
             return finals[-1], cited(finals[-1])
         answer = api.ask(
             question,

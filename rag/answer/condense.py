@@ -20,7 +20,7 @@ Others refer to the last answer: a numbered reference ("paper 2", "[2]") names t
 there at that number; in a short question "that paper" or "this method" names its first paper
 and "they", "those" or "them" all of them; a "that" standing alone ("how is that fixed?", "what
 causes this?") is what the last answer said, asked of all its papers. "it" is the topic of the
-last question asked on its own (`_topic_of`: "privacy", "what do we know about grokking" ->
+last question asked on its own (`topic_of`: "privacy", "what do we know about grokking" ->
 "why does grokking happen?"), asked as a choice among the answer's papers, or of its one paper
 ("why does grokking happen (ExPLAIND)?"), or of the collection after an answer with none; but it
 is the first paper after a question that asked for a paper or method ("which paper ...?"), in
@@ -30,7 +30,11 @@ question, "What about solving PDEs?", "What do the papers say about fairness?" o
 different topic: recommendation systems?" included, is searched exactly as typed: an earlier
 question's words join a new one only through its "it", so a topic switch or an off-topic
 question is judged on its own words. The
-referred papers come back as `papers`, so the answer is built from them. With an LLM, the same
+referred papers come back as `papers`, so the answer is built from them. After an abstention, a
+pointer (an ordinal, a number, a choice, a pronoun) is to the nearest papers it listed, in its
+order (`Turn.nearest`; rag/answer/unanswered.py says so in the answer), and "it" to its topic,
+asked again (`Condensed.unanswered`); what points at none of them ("why not?", "anything else on
+X?", "the others") reads the history as if it had listed none. With an LLM, the same
 rule decides whether to rewrite at all; the LLM's rewrite is then used only when it is short,
 single-line and keeps the names and content words the rule found."""
 
@@ -311,6 +315,15 @@ class Turn:
     answer: str = ""
     cited: tuple[Paper, ...] = ()
     typed: str = ""
+    # An abstention's nearest papers, in the order it listed them: what "the second one" or
+    # "them" points at after it, though they are no answer (`found_none`).
+    nearest: tuple[Paper, ...] = ()
+
+    @property
+    def found_none(self) -> bool:
+        """Whether the answer found no paper on its question: an abstention, or an answer that
+        said it quotes only the nearest papers (`prompts.NEAREST_ONLY`, `NEAREST_WEAK`)."""
+        return bool(_FOUND_NONE.match(self.answer.lstrip()))
 
 
 @dataclass(frozen=True)
@@ -345,9 +358,26 @@ class Condensed:
     # (rag/answer/pipeline.py), and where the description stands in `original`.
     described: str | None = None
     described_span: tuple[int, int] = (0, 0)
+    # "does it handle long sentences?" after an answer that found no paper on "sequence-to-
+    # sequence learning with LSTMs": that topic, which the answer must find a paper on or say
+    # again that the collection has none (rag/answer/pipeline.py).
+    unanswered: str | None = None
 
 
 Resolver = Callable[[str], "Paper | None"]
+
+# How an answer that found no paper on its question opens (`Turn.found_none`), read from its
+# text, so that a chat's rendered messages say it as the Answer does.
+_ABSTAINED = prompts.ABSTAIN.split(". ")[0]
+_FOUND_NONE = re.compile(
+    "|".join(
+        (
+            re.escape(_ABSTAINED),
+            ".*?".join(map(re.escape, prompts.NEAREST_ONLY.split("{words}"))),
+            re.escape(prompts.NEAREST_WEAK),
+        )
+    )
+)
 
 
 # The page's marks around an answer: a badge before a turn ("English only", "No paper on
@@ -403,7 +433,11 @@ def to_turns(history: Sequence[Any] | None) -> list[Turn]:
             # `cited[n-1]` must be paper [n]; numbering is 1..k by construction.
             asked = getattr(answer, "standalone", None) or str(question)
             cited = tuple(c.hit.paper for c in ordered)
-            turns.append(Turn(asked, str(text), cited, str(question)))
+            # An abstention's nearest papers, not those of "none of the papers listed earlier"
+            # or "no other paper", which were listed as a choice's or the others' leftovers.
+            listed = getattr(answer, "abstained", False) and str(text).startswith(_ABSTAINED)
+            nearest = tuple(h.paper for h in getattr(answer, "nearest", ())) if listed else ()
+            turns.append(Turn(asked, str(text), cited, str(question), nearest))
     if pending is not None:
         turns.append(Turn(pending))
     return turns
@@ -415,9 +449,11 @@ def paper_name(paper: Paper) -> str:
 
 
 def _cited(turn: Turn, n: int, resolve: Resolver | None) -> Paper | None:
-    """Return the paper cited as [n] in `turn`'s answer."""
+    """Return the paper cited as [n] in `turn`'s answer (an abstention's: listed nth)."""
     if 1 <= n <= len(turn.cited):
         return turn.cited[n - 1]
+    if 1 <= n <= len(turn.nearest):
+        return turn.nearest[n - 1]
     if turn.cited or resolve is None:
         return None
     sentences = (
@@ -448,7 +484,7 @@ _NO_TOPIC_REPLIES = tuple(
 _NOT_ANSWERS = (*_NO_TOPIC_REPLIES, prompts.ENGLISH_ONLY)
 
 
-def _last_answer(turns: Sequence[Turn]) -> Turn | None:
+def last_answer(turns: Sequence[Turn]) -> Turn | None:
     """Return the last answered turn that is not the reply to a message naming no topic, nor
     in a language the models cannot read (else the last answered one): after "got it,
     thanks", "it" still means the papers shown before. An answer that said the collection has
@@ -460,15 +496,15 @@ def _last_answer(turns: Sequence[Turn]) -> Turn | None:
 
 
 def _cited_numbers(turn: Turn) -> list[int]:
-    if turn.cited:
-        return list(range(1, len(turn.cited) + 1))
+    if turn.cited or turn.nearest:
+        return list(range(1, len(turn.cited or turn.nearest) + 1))
     return sorted({int(n) for n in re.findall(r"\[(\d+)\]", turn.answer)})
 
 
 Spans = Callable[[str], list[tuple[int, int]]]  # where a question's topic words stand
 
 
-def _topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
+def topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
     """What a later "it" stands for when `turn` asked about a topic rather than for a paper
     (None: it asked for one paper or method, or names nothing).
 
@@ -711,11 +747,19 @@ def rule_rewrite(
     """Rewrite a follow-up with the deterministic rule (see the module docstring);
     `topic_spans` tells where a question's topic words stand."""
     question = question.strip()
-    last = _last_answer(turns)
+    last = last_answer(turns)
+    if (
+        last is not None
+        and last.nearest
+        and (asks_past_shown(question) or _OTHERS_REF.search(question))
+    ):
+        # "anything else on X?", "and the others?" after an abstention: its nearest papers were
+        # no answer to go past, so they are read as before it listed any.
+        return rule_rewrite(question, _answers_only(turns), resolve, topic_spans)
     if last is not None and asks_past_shown(question):
         # "anything else on label noise?", "any other papers on this?": the collection's papers
         # on its words (on the set's question when it names no topic), less those shown.
-        cited = tuple(_papers_of(last, resolve))
+        cited = tuple(papers_of(last, resolve))
         listed = _set_turn(turns)
         if cited and not topic_spans(question) and listed is not None:
             return Condensed(listed.question, question, "rule", excluded=cited)
@@ -802,7 +846,7 @@ def rule_rewrite(
     if the_others:
         shown = {p.id for p in papers}
         topic = _set_turn(turns)
-        others = [p for p in _papers_of(topic, resolve) if p.id not in shown]
+        others = [p for p in papers_of(topic, resolve) if p.id not in shown]
         if not others and papers and topic is not None:
             # The set showed every paper it had: the others are the rest of the collection
             # on the set's own question ("graph neural networks with noisy labels").
@@ -817,7 +861,8 @@ def rule_rewrite(
         # "is there another paper on fairness?" then "how do they compare?": the paper shown
         # last and the one shown before it
         papers = _with_earlier(turns, last, papers, resolve)
-    it = _topic_it(text, numbers)
+    # After an abstention, "its" is its topic's, as after one paper: it listed no answer.
+    it = _topic_it(text, [] if last.nearest else numbers)
     asked_alone = _asked_on_its_own(turns, last) if it is not None else last
     asks_topic = (
         it is not None
@@ -825,7 +870,11 @@ def rule_rewrite(
         and not record_fields(question)
         and not _asked_what_they_propose(last, asked_alone)
     )
-    subject = _topic_of(asked_alone, topic_spans) if asks_topic else None
+    subject = topic_of(asked_alone, topic_spans) if asks_topic else None
+    if subject and asked_alone.found_none and not last.found_none:
+        # "what about the second one?" after an abstention, then "is it fast?": "it" is the
+        # paper that answer was about, since the topic has none.
+        subject = None
     if it is not None and subject:
         # "privacy" or "what do we know about grokking?", then "how is it protected?", "why
         # does it happen?" or "how do they get it to scale?": "it" is the topic, not the
@@ -833,8 +882,11 @@ def rule_rewrite(
         # one paper stays the one asked about, named after the question; after no paper, the
         # topic is searched.
         rewritten = _with_topic(question, it.span(), subject)
-        if not papers:  # the collection had no paper on it: the topic is searched afresh
-            return Condensed(rewritten, question, "rule")
+        if not papers or last.found_none:
+            # The collection had no paper on it: the topic is searched afresh, and the answer
+            # found none on it before (`unanswered`) when that was the topic's own question.
+            unanswered = subject if asked_alone.found_none else None
+            return Condensed(rewritten, question, "rule", unanswered=unanswered)
         if len(numbers) > 1:
             papers = _unique(_cited(last, k, resolve) for k in numbers)
             return Condensed(rewritten, question, "rule", tuple(papers), pick=rewritten)
@@ -852,11 +904,13 @@ def rule_rewrite(
         # pronoun is of the list the choice was among.
         listed = _set_turn(turns)
         if listed is not None and listed is not last:
-            papers = list(_papers_of(listed, resolve))
+            papers = list(papers_of(listed, resolve))
     if not papers:  # the previous answer cited nothing: there is nothing to refer to
         return Condensed(question, question)
     if found is not None:
         rewritten = _with_name(question, found.span(), papers)
+    elif last.nearest:  # "why not?" after an abstention points at none of the papers it listed
+        return Condensed(question, question)
     else:  # no subject of its own ("Why?", "Tell me more."): about the previous papers
         return asked_of(question, papers)
     return Condensed(rewritten, question, "rule", tuple(papers))
@@ -900,8 +954,8 @@ def described_reference(
     described = _described(question)
     if described is None:
         return None
-    turns = to_turns(history)
-    shown = _unique(p for turn in reversed(turns) for p in _papers_of(turn, resolve))
+    turns = _answers_only(to_turns(history))
+    shown = _unique(p for turn in reversed(turns) for p in papers_of(turn, resolve))
     if not shown:
         return None
     return Condensed(
@@ -971,12 +1025,14 @@ def last_answer_papers(
     history: Sequence[Any] | None, resolve: Resolver | None, question: str = ""
 ) -> list[Paper]:
     """Return the papers the last answer in `history` cited, in its order (none: empty); a
-    reply to a message naming no topic is not that answer (`_last_answer`). When `question`
+    reply to a message naming no topic is not that answer (`last_answer`). When `question`
     asks of a pair (`asks_of_a_pair`) and that answer cited one paper, the paper an earlier
-    answer cited comes first ("Both use symbolic methods - how do they differ?")."""
-    turns = to_turns(history)
-    last = _last_answer(turns)
-    papers = _papers_of(last, resolve)
+    answer cited comes first ("Both use symbolic methods - how do they differ?"). An
+    abstention cited none: a message that does not point at the papers it listed ("main
+    limitation?", "authors?", "results?") is not asked of them."""
+    turns = _answers_only(to_turns(history))
+    last = last_answer(turns)
+    papers = papers_of(last, resolve)
     if len(papers) == 1 and last is not None and asks_of_a_pair(question):
         return _with_earlier(turns, last, papers, resolve)
     return papers
@@ -1042,13 +1098,20 @@ def _with_earlier(
     what a plural asked of a pair ("the two papers", "how do they compare?") refers to."""
     upto = list(turns[: turns.index(last)]) if last in turns else []
     for turn in reversed(upto):
-        earlier = [p for p in _papers_of(turn, resolve) if p.id != papers[0].id]
+        earlier = [p for p in papers_of(turn, resolve) if p.id != papers[0].id]
         if earlier:
             return [earlier[0], *papers]
     return papers
 
 
-def _papers_of(turn: Turn | None, resolve: Resolver | None) -> list[Paper]:
+def _answers_only(turns: Sequence[Turn]) -> list[Turn]:
+    """`turns` without the nearest papers abstentions listed: what a message reads that does
+    not point at them by a pronoun, a place or a choice."""
+    return [replace(t, nearest=()) if t.nearest else t for t in turns]
+
+
+def papers_of(turn: Turn | None, resolve: Resolver | None) -> list[Paper]:
+    """The papers `turn`'s answer cited, in its order (an abstention's: those it listed)."""
     if turn is None:
         return []
     return _unique(_cited(turn, n, resolve) for n in _cited_numbers(turn))
@@ -1057,7 +1120,7 @@ def _papers_of(turn: Turn | None, resolve: Resolver | None) -> list[Paper]:
 def _the_set(turns: Sequence[Turn], resolve: Resolver | None) -> list[Paper]:
     """Return the papers that a choice ("which of them") or "the others" ranges over, in the
     order they were cited (see `_set_turn`)."""
-    return _papers_of(_set_turn(turns), resolve)
+    return papers_of(_set_turn(turns), resolve)
 
 
 def _set_turn(turns: Sequence[Turn]) -> Turn | None:
@@ -1131,7 +1194,7 @@ def condense(
     rule = rule_rewrite(question, turns, resolve, topic_spans)
     if backend is None or rule.method == "as-is":
         return rule
-    last = _last_answer(turns) or turns[-1]
+    last = last_answer(turns) or turns[-1]
     named = {n: p for n in _cited_numbers(last) if (p := _cited(last, n, resolve)) is not None}
     try:
         text = "".join(

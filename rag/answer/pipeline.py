@@ -84,6 +84,7 @@ from rag.answer.topicless import (
     searched_asks_no_paper,
     small_talk,
 )
+from rag.answer.unanswered import listed_note, rest_note
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
@@ -356,13 +357,31 @@ def answer_stream(
     of_last = names_only_fields(condensed.original) or (
         BIBTEX in fields and names_no_paper(condensed.original)  # "export both as BibTeX"
     )
-    if fields and not condensed.papers and history and of_last:
-        condensed = replace(condensed, papers=tuple(last_answer_papers(history, resolve)))
+    if (
+        fields
+        and not condensed.papers
+        and of_last
+        and (last_papers := last_answer_papers(history, resolve))
+    ):
+        condensed = replace(condensed, papers=tuple(last_papers), method="rule")
+    spans = functools.partial(topic_spans, index)
+
+    def listed(papers: Sequence[Paper]) -> str | None:
+        # Of the papers the follow-up points at in the history ("the second one", "them",
+        # "authors?"), not those it names: when an answer that found none on its question listed
+        # them as the nearest, the answer says so first (rag/answer/unanswered.py).
+        if condensed.method not in _REFERRED or not condensed.papers:
+            return None
+        return listed_note(history, papers, resolve, spans)
+
     if fields and condensed.papers and condensed.pick is None:
         asked = condensed.question if condensed.question != question else None
         found = {h.paper.id: h for h in hits_of(index, query, condensed.papers, [])}
         of = [found.get(p.id) or Hit(p, 0, 0.0, p.title or "", 0.0) for p in condensed.papers]
-        yield from _record_answer(question, of, fields, name, timings, t0, asked, notice, language)
+        note = listed(condensed.papers)
+        yield from _record_answer(
+            question, of, fields, name, timings, t0, asked, notice, language, note
+        )
         return
     kind = question_kind(query)
     standalone = query if query != question else None
@@ -485,6 +504,15 @@ def answer_stream(
             # yet no paper is judged to be on the question (on SciFact, 6 of the 7 claims
             # answered so had none of their papers shown).
             nearest_only, mere_nearest = prompts.NEAREST_WEAK, True
+        if condensed.unanswered is not None:
+            # "does it handle long sentences?" after no paper on LSTMs: the nearest papers are no
+            # answer now either, so the collection has none again; one on the follow-up's other
+            # words answers them, after a line that says so.
+            relevant = [] if mere_nearest else relevant
+            nearest_only, mere_nearest = (
+                rest_note(condensed.unanswered) if relevant else None,
+                False,
+            )
     # "What about the others?": judged as the set's question was, less the papers shown then.
     shown_before = {p.id for p in condensed.excluded}
     if shown_before:
@@ -613,6 +641,10 @@ def answer_stream(
         yield render.note(their_papers(condensed, len(relevant), unaddressed, bool(filters)))
     elif others := others_of_theirs(condensed, len(relevant)):
         yield render.note(others)
+    elif only_listed := listed(asked_papers):
+        # "What about the second one?" after an abstention: only the nearest paper it listed
+        timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+        yield render.note(only_listed)
     elif nearest_only:  # "polysemantic neurons": a paper on neurons is no paper on the question
         timings.setdefault("first_sentence_s", time.perf_counter() - t0)
         yield render.note(nearest_only)
@@ -771,6 +803,10 @@ def answer_stream(
         answerability,
     )
 
+
+# How a follow-up came by its papers when it points at the history's (rag/answer/condense.py,
+# rag/answer/continuation.py), not when it names them (people, named papers).
+_REFERRED = frozenset({"rule", "llm", "context"})
 
 # Asking to set papers side by side names nothing of them to look for ("compare the first two",
 # "how do they differ?"); nor does asking for the gist or what they achieved ("tl;dr", "eli5",

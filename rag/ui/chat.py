@@ -40,6 +40,25 @@ def _filters(area: str | None, author: str | None) -> Filters | None:
     return filters or None
 
 
+def with_abstentions(history: History, earlier: Sequence[Answer]) -> list[Any]:
+    """`history`, the page's messages, with each exchange whose answer abstained given as its
+    (question, `Answer`) pair: the nearest papers it listed are cards, not text, and "the
+    second one" after it is the second of them (`rag.ask` reads them from the pair). As it
+    is when the answers and the replies that are no error do not pair up."""
+    replies = [
+        i
+        for i, m in enumerate(history)
+        if m.get("role") == "assistant" and "turn-error" not in str(m.get("content"))
+    ]
+    if len(replies) != len(earlier) or not any(a.abstained and a.nearest for a in earlier):
+        return list(history)
+    paired: list[Any] = list(history)
+    for i, answer in zip(replies, earlier, strict=True):
+        if answer.abstained and answer.nearest and i and history[i - 1].get("role") == "user":
+            paired[i - 1], paired[i] = None, (answer.question, answer)
+    return [m for m in paired if m is not None]
+
+
 def chat(
     message: str,
     history: History | None,
@@ -100,7 +119,8 @@ def chat(
             filters=_filters(area, author),
             top_k=int(top_k) if top_k else None,
             retriever=retriever or None,
-            history=history[:-1],  # earlier turns: a follow-up is made standalone
+            # earlier turns: a follow-up is made standalone
+            history=with_abstentions(history[:-1], earlier),
         ):
             if isinstance(event, Answer):
                 final = event

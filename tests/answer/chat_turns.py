@@ -15,7 +15,8 @@ def first_authors(result: Answer) -> list[str]:
 
 
 def chat(index: Index, questions: list[str], settings: Settings | None = None) -> list[Answer]:
-    """Ask `questions` in one chat, as the page does; return each final Answer."""
+    """Ask `questions` in one chat, as the page does (with the answers so far); return each
+    final Answer."""
     history: list[dict[str, Any]] = []
     answers: list[Answer] = []
     for question in questions:
@@ -27,6 +28,7 @@ def chat(index: Index, questions: list[str], settings: Settings | None = None) -
                 settings=settings or index.settings,
                 backend="extractive" if settings is None else None,
                 on_answer=answers.append,
+                earlier=list(answers),
             )
         )
         history = steps[-1][0]

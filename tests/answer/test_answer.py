@@ -286,6 +286,8 @@ def test_each_sentence_reports_support_and_why(seeded: Index, fake_settings: Set
         (prompts.BY_PEOPLE_UNADDRESSED, {"n", "papers", "who", "none", "each"}),
         (prompts.NO_TOPIC, {"collection", "topic"}),
         (prompts.NO_MATCH_TOPIC, {"collection", "topic"}),
+        (prompts.FOUND_NONE_LISTED, {"when", "on", "which", "names", "be", "papers"}),
+        (prompts.FOUND_NONE_REST, {"topic"}),
     ],
 )
 def test_prompt_placeholders(template: str, fields: set[str]) -> None:
