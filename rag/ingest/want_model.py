@@ -33,7 +33,7 @@ def question_features(question: str, tags: Iterable[str] = ()) -> set[str]:
     """Name what is measured of `question`: its words ("w:limit"), word pairs ("b:what_limits"),
     first word and first two words ("o:what", "o2:what_limits"), and `tags` given by the caller
     (the patterns that matched, "re:motivation"), with a constant ("bias")."""
-    words = _WORD.findall(question.lower().replace("'s ", " is "))
+    words = words_of(question)
     found = {"bias", *tags}
     found |= {f"w:{w}" for w in words}
     found |= {f"b:{a}_{b}" for a, b in pairwise(words)}
@@ -42,6 +42,11 @@ def question_features(question: str, tags: Iterable[str] = ()) -> set[str]:
     if len(words) > 1:
         found.add(f"o2:{words[0]}_{words[1]}")
     return found
+
+
+def words_of(question: str) -> list[str]:
+    """The words of `question` as the features read them: lower case, "what's" as "what is"."""
+    return _WORD.findall(question.lower().replace("'s ", " is "))
 
 
 @lru_cache(maxsize=2)

@@ -1,8 +1,8 @@
 """What a question wants from an abstract, read by the fitted model (`rag.ingest.want_model`).
 
 The patterns alone read "How does ICGNN figure out which nodes have wrong labels?" as asking for
-a finding and "What limits affine maximizer auctions ...?" too, so the answer quoted a result
-for a question on how a method works and for one on what limits a mechanism. These questions
+a finding and "What is wrong with how ... have been benchmarked?" too, so the answer quoted a
+result for a question on how a method works and for one on what is wrong with earlier work. These questions
 were written blind by helpers who read only the seed abstracts, in their held-out part
 (bench/data/finding_questions_blind.jsonl, bench/data/named_role_questions.jsonl): the model was
 fitted on none of them.
@@ -22,11 +22,13 @@ from rag.ingest.wanted import Want, wanted, wanted_by_patterns
         ("How does ICGNN figure out which nodes have wrong labels?", Want.DEFINITION),
         ("How does IndexGuard vet client updates?", Want.DEFINITION),
         ("what is cache coherent resampling in ASMC?", Want.DEFINITION),
-        ("What do clients send to the server in IndexGuard?", Want.DEFINITION),
+        (
+            "How do they restore the attention lost when visual tokens are dropped in MLLMs?",
+            Want.DEFINITION,
+        ),
         ("How is a client deleted in IDFT?", Want.DEFINITION),
         (
-            "What limits affine maximizer auctions in automated mechanism design when bidder "
-            "values are dependent?",
+            "What is semantic sparsity bias and why does it hurt image-text alignment?",
             Want.MOTIVATION,
         ),
         (
@@ -48,6 +50,10 @@ def test_a_question_the_patterns_misread_is_read_by_the_model(question: str, wan
         ("how well does CLINIC detect OOD graphs?", Want.FINDING),
         ("What is ZS-SVD?", Want.DEFINITION),
         ("Why are existing circuits unreliable?", Want.MOTIVATION),
+        # a first fit read "what's" as asking what a thing is, over the word that says what
+        ("what's the conclusion then", Want.FINDING),
+        ("what is the result?", Want.FINDING),
+        ("what's the motivation?", Want.MOTIVATION),
         # a claim or a keyword query wants the finding that bears on it, with no model
         ("Statins reduce the risk of stroke.", Want.FINDING),
         ("graph neural networks", Want.FINDING),
