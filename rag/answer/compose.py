@@ -75,6 +75,8 @@ _LIST = re.compile(
 )
 _DATASET = re.compile(
     r"\b(?:which|what)\s+(?:\w+\s+)?(?:data\s*sets?|benchmarks?|corpora|corpus)\b"
+    # "what data did they use?", "what data is used?" (not "what data augmentation helps?")
+    r"|\b(?:which|what)\s+(?:\w+\s+)?data\s+(?:did|do|does|is|are|was|were|they)\b"
     r"|\b(?:evaluated|tested|trained|benchmarked)\s+on\s+what\b",
     re.IGNORECASE,
 )

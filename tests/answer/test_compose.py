@@ -162,6 +162,10 @@ def test_dangling_openers_are_recognised(text: str) -> None:
         ("Do LLMs need to run all their layers in a fixed order?", Kind.CLAIM),
         ("How much does GRPO help tool-using agents?", Kind.FINDING),
         ("What dataset did they evaluate on?", Kind.DATASET),
+        # before: quoted MAI & Loubes' "data bias" sentence as the answer (a new user, stop 59)
+        ("what data did they use?", Kind.DATASET),
+        ("what data is used?", Kind.DATASET),
+        ("what data augmentation helps?", Kind.FINDING),
         ("How many tokens does it save?", Kind.NUMBER),
         # The papers are what is counted: a list, not a number an abstract states.
         ("How many papers are about LLMs?", Kind.LIST),
