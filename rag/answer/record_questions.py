@@ -46,7 +46,11 @@ _ASKS = {
         r"\s+(?:published|written|released|out|from|come\s+out)\b"
         r"|\b(?:publication|release)\s+(?:year|date)\b"
         r"|\band\s+when\s*(?:[?.!]|$)"
-        r"|\bhow\s+(?:recent|old)\s+(?:is|are)\s+(?:it|they|this|that|these|those)\b",
+        r"|\bhow\s+(?:recent|old)\s+(?:is|are)\s+(?:it|they|this|that|these|those)\b"
+        # "which of them is the most recent?", "which one is newer?" (a new user got three
+        # method sentences and no word that the records hold no year; stop 59)
+        r"|\bwhich\b(?:\s+[\w-]+){0,4}?\s+(?:is|are|was|were|came\s+out)\s+(?:the\s+)?"
+        r"(?:most\s+recent|newest|latest|oldest|earliest|newer|older|more\s+recent)\b",
         re.IGNORECASE,
     ),
     LINK: re.compile(

@@ -27,6 +27,9 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         ("when was it published", ("year",)),
         ("what year did ICGNN come out?", ("year",)),
         ("how old is it?", ("year",)),
+        ("which of them is the most recent?", ("year",)),  # before: method sentences
+        ("which one is newer?", ("year",)),
+        ("What's the latest on GRPO?", ()),  # the latest work on a topic, not a record
         ("who wrote the paper on auctions and when", ("authors", "year")),
         ("year and DOI please", ("year", "link")),
         ("is there a pdf?", ("link",)),
