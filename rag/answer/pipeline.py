@@ -521,10 +521,12 @@ def answer_stream(
     if fields and relevant and not outside and not mere_nearest:
         # "who are the authors of the paper on X?"; not of papers that are only the nearest
         # ("Who invented backpropagation?": their authors would read as the answer)
+        # "which of them is most recent?" after an abstention: of the papers it listed, which
+        # the answer says are only the nearest (rag/answer/unanswered.py)
+        note = listed([h.paper for h in relevant]) or nearest_only
         yield from _record_answer(
-            question, relevant, fields, name, timings, t0, standalone, notice, language,
-            nearest_only,
-        )  # fmt: skip
+            question, relevant, fields, name, timings, t0, standalone, notice, language, note
+        )
         return
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     # "Tell me more.", "the second one": a follow-up on papers already shown gets what was not
