@@ -321,9 +321,11 @@ class Turn:
 
     @property
     def found_none(self) -> bool:
-        """Whether the answer found no paper on its question: an abstention, or an answer that
-        said it quotes only the nearest papers (`prompts.NEAREST_ONLY`, `NEAREST_WEAK`)."""
-        return bool(_FOUND_NONE.match(self.answer.lstrip()))
+        """Whether the answer found no paper on its question: an abstention. Not an answer that
+        said it quotes only the nearest papers (`prompts.NEAREST_ONLY`, `NEAREST_WEAK`): that
+        hedge is often wrong of a paper on the question ("ways to shorten CoT traces?" hedged
+        on ConPress), and a follow-up would then be told ConPress is "not a paper on it"."""
+        return self.answer.lstrip().startswith(_ABSTAINED)
 
 
 @dataclass(frozen=True)
@@ -369,15 +371,6 @@ Resolver = Callable[[str], "Paper | None"]
 # How an answer that found no paper on its question opens (`Turn.found_none`), read from its
 # text, so that a chat's rendered messages say it as the Answer does.
 _ABSTAINED = prompts.ABSTAIN.split(". ")[0]
-_FOUND_NONE = re.compile(
-    "|".join(
-        (
-            re.escape(_ABSTAINED),
-            ".*?".join(map(re.escape, prompts.NEAREST_ONLY.split("{words}"))),
-            re.escape(prompts.NEAREST_WEAK),
-        )
-    )
-)
 
 
 # The page's marks around an answer: a badge before a turn ("English only", "No paper on

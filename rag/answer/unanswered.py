@@ -1,13 +1,14 @@
 """What a follow-up's answer says first when an earlier answer found no paper on its question.
 
-An abstention lists the nearest papers, none of them close enough to answer; an answer may say
-it quotes only the nearest (`prompts.NEAREST_ONLY`). A follow-up that points at those papers
-("what about the second one?", "compare the first two", "which of them ...") is answered from
-them (rag/answer/condense.py reads an abstention's list as its papers), but its first line says
-that they are only the nearest to a question the collection has no paper on, so that a paper's
-own finding is never read as an answer on that topic (`listed_note`). A follow-up asking about
-that topic again ("does it handle long sentences?") is answered only when the collection has a
-paper on the rest of it, after a line that says so (`rest_note`).
+An abstention lists the nearest papers, none of them close enough to answer. (An answer that
+says it quotes only the nearest, `prompts.NEAREST_ONLY`, is not one: that hedge is often wrong
+of a paper on the question, and the follow-up would repeat it as fact.) A follow-up that points
+at those papers ("what about the second one?", "compare the first two", "which of them ...") is
+answered from them (rag/answer/condense.py reads an abstention's list as its papers), but its
+first line says that they are only the nearest to a question the collection has no paper on, so
+that a paper's own finding is never read as an answer on that topic (`listed_note`). A follow-up
+asking about that topic again ("does it handle long sentences?") is answered only when the
+collection has a paper on the rest of it, after a line that says so (`rest_note`).
 """
 
 from __future__ import annotations

@@ -167,3 +167,15 @@ def test_follow_ups_after_a_real_answer_say_nothing_of_the_nearest(
     assert cited(limits) == [cited(listed)[1]], limits.answer
     for answer in (second, limits):
         assert "found no paper" not in answer.answer and not answer.abstained
+
+
+@pytest.mark.slow
+def test_a_follow_up_after_a_hedged_answer_does_not_call_its_paper_off_topic(
+    real_seed_index: Index,
+) -> None:
+    # "ways to shorten CoT traces?" is answered from ConPress after the hedge that no paper
+    # writes "shorten"; "data needed?" was then told that ConPress is "only the nearest, not a
+    # paper on it", which is false (stop 59's review).
+    first, second = session(real_seed_index, ["ways to shorten CoT traces?", "data needed?"])
+    assert not first.abstained and cited(first) == cited(second)
+    assert "not a paper on it" not in second.answer and "found no paper" not in second.answer
