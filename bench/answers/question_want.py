@@ -1,6 +1,10 @@
 """Fit what a question wants from an abstract: a finding, a definition or a motivation (issue 22).
 
-    .venv/bin/python bench/answers/question_want.py [--write] [--out question_want]
+    .venv/bin/python bench/answers/question_want.py [--out question_want]
+
+Measured, not shipped (stop 59): the product reads a question's want by the patterns of
+`rag.ingest.wanted.wanted`; this fitted reading was wired in and taken out again (see
+bench/results/question_want.md for why).
 
 The labelled questions: the seed role questions (bench/data/role_questions.jsonl), the questions
 written blind by three helpers who read only the seed abstracts
@@ -10,20 +14,23 @@ named-method questions (bench/data/named_role_questions.jsonl, all held out). A 
 no question (a claim, a keyword query) wants the finding that bears on it without a model
 (`rag.ingest.wanted.wanted`), so such lines are scored as the product reads them.
 
-The model: a multinomial logistic regression over `rag.ingest.wanted.want_features` (words,
-word pairs, opening words, the patterns that matched and what they alone would say), L2 and the
-least count of a feature in the fitting questions chosen by 5-fold cross-validation on the
-fitting part. `--write` stores it in rag/ingest/model/question_want.json; `--out` writes
-bench/results/OUT.md: accuracy per held-out set, the patterns alone beside the model, and what
-the model still reads wrong.
+The model: a multinomial logistic regression over `want_features` (the words asked about at
+least some number of papers, their pairs, the opening words, the patterns that matched and what
+they alone say), L2, that number and the patterns' share of the L2 chosen by 5-fold
+cross-validation on the fitting part, folds by paper, the most regularised set-up within one
+standard error of the best. `--out` writes bench/results/OUT.md: accuracy per held-out set, the
+patterns alone beside the model, and what the model still reads wrong.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import zlib
+from collections.abc import Iterable, Mapping
+from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 from scipy.optimize import minimize  # noqa: E402
 
-from rag.ingest import want_model, wanted  # noqa: E402
+from rag.ingest import wanted  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 RESULTS = ROOT / "bench" / "results"
@@ -44,6 +51,45 @@ PATTERN_FEATURES = ("re:", "rule:", "bias")
 PRIORS = (1.0, 0.1)
 
 Labelled = list[tuple[str, str, str]]  # question, kind, the paper it is asked of
+KINDS = ("finding", "definition", "motivation")  # the order of each feature's three weights
+_WORD = re.compile(r"[a-z]+")
+# The patterns the product reads a question's want by (rag/ingest/wanted.py), as features.
+_PATTERNS = (
+    ("motivation", wanted._MOTIVATION),
+    ("definition", wanted._DEFINITION),
+    ("finding", wanted._ASKS_FINDING),
+    ("degree", wanted._DEGREE),
+)
+
+
+def words_of(question: str) -> list[str]:
+    """The words of `question` as the features read them: lower case, "what's" as "what is"."""
+    return _WORD.findall(question.lower().replace("'s ", " is "))
+
+
+def want_features(question: str) -> set[str]:
+    """Name what is measured of `question`: its words ("w:limit"), word pairs ("b:what_limits"),
+    first word and first two words ("o:what", "o2:what_limits"), the patterns that match
+    ("re:motivation") and what they alone say ("rule:finding"), with a constant ("bias")."""
+    words = words_of(question)
+    found = {"bias", f"rule:{wanted.wanted(question)}"}
+    found |= {f"re:{name}" for name, pattern in _PATTERNS if pattern.search(question)}
+    found |= {f"w:{w}" for w in words}
+    found |= {f"b:{a}_{b}" for a, b in pairwise(words)}
+    if words:
+        found.add(f"o:{words[0]}")
+    if len(words) > 1:
+        found.add(f"o2:{words[0]}_{words[1]}")
+    return found
+
+
+def classify(features: Iterable[str], weights: Mapping[str, tuple[float, ...]]) -> str:
+    """Return the kind (one of `KINDS`) whose summed weights over `features` are highest."""
+    totals = [0.0] * len(KINDS)
+    for name in features:
+        for i, value in enumerate(weights.get(name, ())):
+            totals[i] += value
+    return KINDS[max(range(len(KINDS)), key=totals.__getitem__)]
 
 
 def labelled(name: str, split: str) -> Labelled:
@@ -55,7 +101,7 @@ def labelled(name: str, split: str) -> Labelled:
         return [
             (r["second"], r["want"], min(r["wanted_lines"], default=r["id"]))
             for r in rows
-            if r["want"] in want_model.KINDS
+            if r["want"] in KINDS
         ]
     return [(r["q"], r.get("kind", "finding"), r["paper"]) for r in rows]
 
@@ -66,7 +112,7 @@ def form_words(data: Labelled, least: int) -> frozenset[str]:
     that weighs it learns which kinds of question those papers got)."""
     papers: dict[str, set[str]] = {}
     for question, _, paper in data:
-        for word in set(want_model.words_of(question)):
+        for word in set(words_of(question)):
             papers.setdefault(word, set()).add(paper)
     return frozenset(w for w, held in papers.items() if len(held) >= least)
 
@@ -85,13 +131,13 @@ def fit_weights(
     """Multinomial logistic regression over the features of form words (`form_words`: asked
     about at least `least` papers), the patterns' features penalised `prior` times a word's."""
     words = form_words(data, least)
-    names = sorted({f for q, _, _ in data for f in wanted.want_features(q) if of_form(f, words)})
+    names = sorted({f for q, _, _ in data for f in want_features(q) if of_form(f, words)})
     col = {f: i for i, f in enumerate(names)}
     x = np.zeros((len(data), len(names)))
     for i, (q, _, _) in enumerate(data):
-        x[i, [col[f] for f in wanted.want_features(q) if f in col]] = 1.0
-    y = np.eye(len(want_model.KINDS))[[want_model.KINDS.index(k) for _, k, _ in data]]
-    shape = (len(names), len(want_model.KINDS))
+        x[i, [col[f] for f in want_features(q) if f in col]] = 1.0
+    y = np.eye(len(KINDS))[[KINDS.index(k) for _, k, _ in data]]
+    shape = (len(names), len(KINDS))
     penalty = np.repeat([prior if f.startswith(PATTERN_FEATURES) else 1.0 for f in names], shape[1])
 
     def loss(flat: np.ndarray) -> tuple[float, np.ndarray]:
@@ -114,9 +160,8 @@ def read(question: str, weights: dict[str, list[float]] | None) -> str:
     if not wanted.is_question(question):
         return "finding"
     if weights is None:
-        return str(wanted.wanted_by_patterns(question))
-    table = {k: tuple(v) for k, v in weights.items()}
-    return want_model.classify(wanted.want_features(question), table)
+        return str(wanted.wanted(question))
+    return classify(want_features(question), {k: tuple(v) for k, v in weights.items()})
 
 
 def accuracy(data: Labelled, weights: dict[str, list[float]] | None) -> float:
@@ -137,7 +182,6 @@ def cross_validated(data: Labelled, l2: float, least: int, prior: float, k: int 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--write", action="store_true", help="write the weights the product reads")
     parser.add_argument("--out", default="", help="write bench/results/OUT.md")
     args = parser.parse_args()
     fitting = [pair for name in FITTING for pair in labelled(name, "fit")]
@@ -180,16 +224,6 @@ def main() -> None:
     lines += ["", "Held-out questions the model reads wrong (labelled -> read):", ""]
     lines += [f"- {k} -> {got}: {q}" for k, got, q in wrong]
     print("\n".join(lines))
-    if args.write:
-        payload = {
-            "fitted_by": "bench/answers/question_want.py --write",
-            "kinds": list(want_model.KINDS),
-            "l2": l2,
-            "least_papers": least,
-            "pattern_prior": prior,
-            "weights": {k: v for k, v in weights.items() if any(v)},
-        }
-        want_model.WEIGHTS.write_text(json.dumps(payload, indent=0) + "\n", encoding="utf-8")
     if args.out:
         (RESULTS / f"{args.out}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 

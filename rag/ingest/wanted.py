@@ -43,7 +43,6 @@ from types import MappingProxyType
 
 import numpy as np
 
-from rag.ingest import want_model
 from rag.ingest.naming import method_name
 from rag.ingest.roles import ROLES
 from rag.text import ASKING_WORDS, CHAT_WORDS, content_stems, definitions, with_spelling_variants
@@ -454,32 +453,9 @@ def wanted(question: str) -> Want:
     """Return what `question` wants from an abstract (see the module docstring).
 
     A statement ("Statins reduce stroke.", a claim to cite) wants the finding that bears on it.
-    A question is read by the fitted model of `rag.ingest.want_model`, which weighs its words
-    and the patterns below (`wanted_by_patterns`) together.
     """
     if not _ASKED.search(question):
         return Want.FINDING
-    return Want(want_model.classify(want_features(question)))
-
-
-def want_features(question: str) -> set[str]:
-    """What `rag.ingest.want_model` weighs of `question`: its words and the patterns that match."""
-    tags = [
-        f"re:{name}"
-        for name, pattern in (
-            ("motivation", _MOTIVATION),
-            ("definition", _DEFINITION),
-            ("finding", _ASKS_FINDING),
-            ("degree", _DEGREE),
-        )
-        if pattern.search(question)
-    ]
-    return want_model.question_features(question, [*tags, f"rule:{wanted_by_patterns(question)}"])
-
-
-def wanted_by_patterns(question: str) -> Want:
-    """What `question` wants by the patterns alone: a question on why or a problem, one on what
-    a thing is or how it works (unless it also asks how it performs), else a finding."""
     if _MOTIVATION.search(question):
         return Want.MOTIVATION
     if _DEFINITION.search(question) and not _ASKS_FINDING.search(question):
