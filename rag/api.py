@@ -134,7 +134,7 @@ def ask_stream(
     follow-up question is rewritten into a standalone one before retrieval.
     """
     from rag.answer.pipeline import answer_stream  # not imported by `search`: about 0.1 s cold
-    from rag.answer.record_questions import BIBTEX, record_fields
+    from rag.answer.record_questions import BIBTEX, entry_format, record_fields
 
     index = index or open_index(settings)
     settings = settings or index.settings
@@ -150,17 +150,26 @@ def ask_stream(
         retriever=retriever,
         history=history,
     )
-    return _with_bibtex(stream) if BIBTEX in record_fields(question) else stream
+    if BIBTEX not in record_fields(question):
+        return stream
+    return _with_entries(stream, entry_format(question))
 
 
-def _with_bibtex(stream: Iterator[str | Answer]) -> Iterator[str | Answer]:
-    """`stream`, with the BibTeX entries of the papers a record answer cites after its text
-    ("give me the bibtex for the first one"): the entries `rag list --format bibtex` writes,
-    without the abstract."""
+# How an answer's entries are fenced, by format: the chat shows such a block as it is to be
+# copied (rag/ui/render.py).
+ENTRY_FENCES = {"bibtex": "bibtex", "ris": "ris", "csljson": "json"}
+
+
+def _with_entries(stream: Iterator[str | Answer], fmt: str) -> Iterator[str | Answer]:
+    """`stream`, with the entries of the papers a record answer cites after its text, in `fmt`
+    ("give me the bibtex for the first one", "RIS please"): what `rag list --format FMT`
+    writes, without the abstracts."""
     from dataclasses import replace
 
     from rag.answer.pipeline import Answer
-    from rag.cite.export import to_bibtex
+    from rag.cite.export import to_bibtex, to_csl_json, to_ris
+
+    write = {"bibtex": to_bibtex, "ris": to_ris, "csljson": to_csl_json}[fmt]
 
     for event in stream:
         if not isinstance(event, Answer):
@@ -172,8 +181,8 @@ def _with_bibtex(stream: Iterator[str | Answer]) -> Iterator[str | Answer]:
             continue
         # An entry to cite the paper by, short enough to read in a chat: no abstract.
         papers = [c.hit.paper for c in sorted(event.citations, key=lambda c: c.n)]
-        entries = to_bibtex(papers, abstracts=False)
-        block = f"\n\n```bibtex\n{entries}```"
+        entries = write(papers, abstracts=False)
+        block = f"\n\n```{ENTRY_FENCES[fmt]}\n{entries}```"
         yield block
         yield replace(event, answer=event.answer + block)
 

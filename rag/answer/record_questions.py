@@ -61,6 +61,8 @@ _ASKS = {
     ),
     BIBTEX: re.compile(
         r"\bbib(?:la)?tex\b|\.bib\b|\bbib\s+entr(?:y|ies)\b"
+        # the other reference formats the Export tab writes ("RIS please", "as CSL-JSON")
+        r"|\b(?-i:RIS)\b|\.ris\b|\bcsl(?:[- ]?json)?\b"
         r"|\bhow\s+(?:do|should|can|would|to)\s+(?:i\s+|we\s+)?cite\b"
         r"|\bcite\s+(?:it|this|that|them|these|those)\b"
         r"|\b(?:the|a|its|their)\s+citations?\s+(?:for|of|to)\b"
@@ -79,7 +81,7 @@ _FIELD_WORDS = {
     "source sources reference references ref refs".split(),  # noqa: SIM905
     (AUTHORS, YEAR, LINK),
 ) | dict.fromkeys(
-    "citation citations cite bibtex biblatex bib".split(),  # noqa: SIM905
+    "citation citations cite bibtex biblatex bib ris csl csljson csl-json".split(),  # noqa: SIM905
     (AUTHORS, YEAR, LINK, BIBTEX),
 )  # fmt: skip
 _FILLER = frozenset(
@@ -136,8 +138,22 @@ _ASKING_WORDS = frozenset(
     """who wrote writes written authored whom behind when year date publication release
     published released out appear appeared come came recent old where can find read get
     download access paper article full text give bibtex biblatex bib entry entries cite
-    citation citations how export both latex format""".split()  # noqa: SIM905
+    citation citations how export both latex format ris csl csljson csl-json json zotero endnote
+    mendeley import""".split()  # noqa: SIM905
 )
+
+
+# Which reference format a request for the papers' entries names (`entry_format`).
+_FORMATS = (
+    ("ris", re.compile(r"\b(?-i:RIS)\b|\.ris\b|\bris\s+(?:please|format|file)|\bendnote\b", re.I)),
+    ("csljson", re.compile(r"\bcsl(?:[- ]?json)?\b", re.IGNORECASE)),
+)
+
+
+def entry_format(question: str) -> str:
+    """The reference format a request for entries names: "ris" ("RIS please", "for
+    EndNote"), "csljson" ("as CSL-JSON"), else "bibtex", as the Export tab writes them."""
+    return next((fmt for fmt, pattern in _FORMATS if pattern.search(question)), "bibtex")
 
 
 def record_line(paper: Paper, fields: tuple[str, ...]) -> str:

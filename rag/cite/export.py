@@ -220,8 +220,9 @@ def _ris_name(name: str) -> str:
     return ", ".join(p for p in (parts.family, parts.given, parts.suffix) if p)
 
 
-def ris_record(paper: Paper) -> list[tuple[str, str]]:
-    """Return the (tag, value) lines of one RIS record, from `TY` to `ER`."""
+def ris_record(paper: Paper, abstract: bool = True) -> list[tuple[str, str]]:
+    """Return the (tag, value) lines of one RIS record, from `TY` to `ER` (`abstract`: with
+    the `AB` line)."""
     lines = [("TY", "GEN"), ("ID", _key(paper))]
     lines += [("AU", _ris_name(a)) for a in paper.authors]
     if paper.title:
@@ -239,20 +240,24 @@ def ris_record(paper: Paper) -> list[tuple[str, str]]:
         lines.append(("N1", TRUNCATED_NOTE))
     if note := _note(paper):
         lines.append(("N1", note))
-    if paper.abstract:
+    if paper.abstract and abstract:
         lines.append(("AB", paper.abstract))
     lines.append(("ER", ""))
     return lines
 
 
-def to_ris(papers: Sequence[Paper]) -> str:
-    """Return a RIS file of the papers (`TAG  - value` lines, a blank line between records)."""
-    records = ["\n".join(f"{tag}  - {value}" for tag, value in ris_record(p)) for p in papers]
+def to_ris(papers: Sequence[Paper], abstracts: bool = True) -> str:
+    """Return a RIS file of the papers (`TAG  - value` lines, a blank line between records;
+    `abstracts`: with each abstract)."""
+    records = [
+        "\n".join(f"{tag}  - {value}" for tag, value in ris_record(p, abstracts)) for p in papers
+    ]
     return "\n\n".join(records) + "\n" if records else ""
 
 
-def csl_item(paper: Paper) -> dict[str, Any]:
-    """Return one CSL-JSON item: `id` is the citation key, `type` is "article"."""
+def csl_item(paper: Paper, abstract: bool = True) -> dict[str, Any]:
+    """Return one CSL-JSON item: `id` is the citation key, `type` is "article" (`abstract`:
+    with the abstract)."""
     item: dict[str, Any] = {"id": _key(paper), "type": "article"}
     authors = []
     for name in paper.authors:
@@ -285,14 +290,16 @@ def csl_item(paper: Paper) -> dict[str, Any]:
         notes.append(TRUNCATED_NOTE)
     if notes:
         item["note"] = "\n".join(notes)
-    if paper.abstract:
+    if paper.abstract and abstract:
         item["abstract"] = paper.abstract
     return item
 
 
-def to_csl_json(papers: Sequence[Paper]) -> str:
-    """Return a CSL-JSON array of the papers (what Zotero, Pandoc and citeproc read)."""
-    return json.dumps([csl_item(p) for p in papers], ensure_ascii=False, indent=2) + "\n"
+def to_csl_json(papers: Sequence[Paper], abstracts: bool = True) -> str:
+    """Return a CSL-JSON array of the papers (what Zotero, Pandoc and citeproc read;
+    `abstracts`: with each abstract)."""
+    items = [csl_item(p, abstracts) for p in papers]
+    return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")

@@ -14,15 +14,16 @@ CSS = """
 }
 #chat button.example:hover { border-color: var(--color-accent); }
 #chat a.cite:hover { text-decoration: underline; }
-/* A BibTeX entry in an answer: kept as typed, wrapped so no line widens the page at 390 px */
-#chat pre.bibtex, #chat pre.bibtex code {
+/* The entries in an answer (BibTeX, RIS, CSL-JSON): kept as typed, wrapped so no line widens
+   the page at 390 px */
+#chat pre.entry, #chat pre.entry code {
   white-space: pre-wrap !important;
   overflow-wrap: anywhere !important;
 }
 /* once, on the block: set on both, the code's size was 0.8 of 0.8 (10 px) */
-#chat pre.bibtex { font-size: 0.85rem; }
-#chat pre.bibtex code { font-size: inherit; }
-#chat pre.bibtex { max-height: 16em; overflow-y: auto; }
+#chat pre.entry { font-size: 0.85rem; }
+#chat pre.entry code { font-size: inherit; }
+#chat pre.entry { max-height: 16em; overflow-y: auto; }
 .hint p { font-size: 0.85rem; color: var(--body-text-color-subdued); }
 .sources h3 { font-size: 1rem; margin: 0.5rem 0 0; }
 .sources-for { color: var(--body-text-color-subdued); font-size: 0.85rem; margin: 0 0 0.75rem; }

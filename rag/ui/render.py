@@ -50,8 +50,9 @@ def source_id(turn: int, n: int) -> str:
     return f"t{turn}-source-{n}"
 
 
-# A BibTeX entry an answer gives ("give me the bibtex for it": `rag.api.ask_stream`).
-_BIBTEX_BLOCK = re.compile(r"\n*```bibtex\n(.*?)```", re.DOTALL)
+# The entries an answer gives ("give me the bibtex for it", "RIS please": `rag.api.ask_stream`),
+# fenced by format (`rag.api.ENTRY_FENCES`).
+_ENTRY_BLOCK = re.compile(r"\n*```(bibtex|ris|json)\n(.*?)```", re.DOTALL)
 
 
 def _verbatim_html(text: str) -> str:
@@ -74,9 +75,10 @@ def render_answer(text: str, *, turn: int = 0) -> str:
         text: the answer with its `[n]` markers.
         turn: the question it answers (0 the first of the chat), whose cards the links open.
     """
-    block = _BIBTEX_BLOCK.search(text)
+    block = _ENTRY_BLOCK.search(text)
     if block is not None:
-        entry = f'<pre class="bibtex"><code>{_verbatim_html(block.group(1))}</code></pre>'
+        html_text = _verbatim_html(block.group(2))
+        entry = f'<pre class="entry {block.group(1)}"><code>{html_text}</code></pre>'
         before, after = text[: block.start()], text[block.end() :]
         return render_answer(before, turn=turn) + entry + render_answer(after, turn=turn)
     parts, pos = [], 0

@@ -10,7 +10,7 @@ import pytest
 
 from rag import api
 from rag.answer.pipeline import Answer
-from rag.answer.record_questions import names_no_paper, record_fields, record_line
+from rag.answer.record_questions import entry_format, names_no_paper, record_fields, record_line
 from rag.index.paper_index import Index
 from rag.records import Paper
 
@@ -71,6 +71,11 @@ ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
         ("export the references", ("authors", "year", "link", "bibtex")),
         ("can you export all of these papers?", ("authors", "year", "link", "bibtex")),
         ("what do export controls do to trade?", ()),
+        # the Export tab's other formats (before: "RIS please" abstained on the word RIS)
+        ("RIS please", ("authors", "year", "link", "bibtex")),
+        ("can you give me these as RIS for Zotero?", ("authors", "year", "link", "bibtex")),
+        ("CSL-JSON for this one please", ("authors", "year", "link", "bibtex")),
+        ("what are the risks?", ()),
         ("which papers cite DPO?", ()),
         ("citation count?", ()),
         ("how often is it cited?", ()),
@@ -236,3 +241,32 @@ def test_an_export_request_after_a_list_gives_each_listed_paper_s_entry(
     assert len(keys) >= 2 and not answer.abstained
     assert [c.hit.paper.citation_key for c in answer.citations] == keys
     assert all(f"@misc{{{key}," in answer.answer for key in keys), answer.answer
+
+
+@pytest.mark.parametrize(
+    ("request_", "fmt"),
+    [
+        ("RIS please", "ris"),
+        ("export them for EndNote", "ris"),
+        ("as CSL-JSON", "csljson"),
+        ("give me the bibtex for the first one", "bibtex"),
+        ("export the references", "bibtex"),
+    ],
+)
+def test_a_request_for_entries_names_its_format(request_: str, fmt: str) -> None:
+    assert entry_format(request_) == fmt
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("follow_up", "fence"), [("RIS please", "ris"), ("as CSL-JSON", "json")])
+def test_entries_in_another_format_are_given_in_it(
+    real_seed_index: Index, follow_up: str, fence: str
+) -> None:
+    # before: "RIS please" after a list said no paper's title or abstract uses "RIS"
+    history: list = []  # type: ignore[type-arg]
+    listed = _ask(real_seed_index, "which papers study graph neural networks?", history)
+    answer = _ask(real_seed_index, follow_up, history)
+    keys = [c.hit.paper.citation_key for c in listed.citations]
+    assert not answer.abstained and [c.hit.paper.citation_key for c in answer.citations] == keys
+    assert f"```{fence}\n" in answer.answer and all(key in answer.answer for key in keys)
+    assert "AB  - " not in answer.answer and '"abstract"' not in answer.answer

@@ -282,3 +282,13 @@ def test_imported_bibtex_exports_its_title_and_year() -> None:
     entry = bibtex_entry(papers[0])
     assert "title     = {Attention is All you Need}" in entry and "year      = {2017}" in entry
     assert "note" not in entry  # a real title: no derived label
+
+
+def test_ris_and_csl_json_can_leave_the_abstracts_out(seeds: list[Paper]) -> None:
+    # the chat gives entries to copy ("RIS please"), short enough to read: no abstracts
+    ris = to_ris(seeds[:2], abstracts=False)
+    assert ris.count("TY  - GEN") == 2 and "AB  - " not in ris
+    assert "AB  - " in to_ris(seeds[:2])
+    items = json.loads(to_csl_json(seeds[:2], abstracts=False))
+    assert len(items) == 2 and all("abstract" not in item and item["author"] for item in items)
+    assert all("abstract" in item for item in json.loads(to_csl_json(seeds[:2])))

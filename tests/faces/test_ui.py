@@ -790,12 +790,12 @@ def test_a_bibtex_entry_in_an_answer_is_shown_as_it_is_to_be_copied() -> None:
     )
     rendered = ui.render_answer(f"Deng et al.: by Jie Deng [1].\n\n```bibtex\n{entry}```")
     assert '<a class="cite" href="#t0-source-1">[1]</a>' in rendered
-    pre = rendered[rendered.index('<pre class="bibtex"><code>') :]
-    code = pre[len('<pre class="bibtex"><code>') : pre.index("</code></pre>")]
+    pre = rendered[rendered.index('<pre class="entry bibtex"><code>') :]
+    code = pre[len('<pre class="entry bibtex"><code>') : pre.index("</code></pre>")]
     assert html.unescape(code) == entry
     assert "\n" not in code  # a blank line between two entries ended the block (stop 58)
     assert "<b>" not in code and not any(c in code for c in "\\*[]{}")  # nothing for Markdown
-    assert "cite" not in pre.replace('class="bibtex"', "")  # no [2] link inside the entry
+    assert "cite" not in pre.replace('class="entry bibtex"', "")  # no [2] link inside the entry
     assert "```" not in rendered
 
 
@@ -820,3 +820,12 @@ def test_ui_py_without_an_index_says_so_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert lines == [lines[-1]] and "No index at" in lines[-1] and "rag ingest" in lines[-1]
+
+
+def test_entries_in_an_answer_are_shown_as_they_are_to_be_copied_in_each_format() -> None:
+    # "RIS please" gives a ```ris block; its "  - " lines and blank line kept (stop 59)
+    text = "- Ju et al.: its record gives no year [1].\n\n```ris\nTY  - GEN\nID  - ju\nER  - \n\n"
+    text += "TY  - GEN\nID  - li\nER  - \n```"
+    rendered = ui_render.render_answer(text)
+    assert rendered.count('<pre class="entry ris">') == 1 and "```" not in rendered
+    assert "TY  - GEN&#10;ID  - ju" in rendered.replace("&#32;", " ")
