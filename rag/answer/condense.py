@@ -66,6 +66,8 @@ log = logging.getLogger(__name__)
 _ORDINALS = {
     "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
     "fifth": 5, "5th": 5, "former": 1,
+    # "what is the closest one then?" after an abstention: its list is nearest first
+    "closest": 1, "nearest": 1,
 }  # fmt: skip
 _ONE_WORDS = "one paper method approach work study model framework source reference article"
 _ONE = rf"(?:{'|'.join(_ONE_WORDS.split())})"
@@ -88,7 +90,9 @@ _FORMER_LATTER = re.compile(r"\bthe\s+(?P<b>former|latter)\b(?=(?:\s+(?P<next>[a
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5}
 # "second" for 2: the ordinals' words, read back
-_PLACE_WORDS = {n: w for w, n in _ORDINALS.items() if w.isalpha() and w != "former"}
+_PLACE_WORDS = {
+    n: w for w, n in _ORDINALS.items() if w.isalpha() and w not in ("former", "closest", "nearest")
+}
 _COUNT = rf"(?:{'|'.join(_COUNTS)}|[2-9])"
 # Several papers by their places: "the first two", "the top 3 papers", "the last two ones",
 # "the first and third", "papers 1 and 3", "[1] and [2]".

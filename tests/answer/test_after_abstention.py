@@ -123,6 +123,8 @@ def test_the_second_one_after_an_abstention_is_the_second_paper_it_listed(
         ("and the third?", [2], "the third paper it listed"),
         ("compare the first two", [0, 1], "the first and second papers it listed"),
         ("which of them is most recent?", [0, 1, 2, 3, 4], "the papers it listed"),
+        # before: not read as a pointer, answered from papers not listed (stop 59's re-trial)
+        ("ok, what is the closest one then?", [0], "the first paper it listed"),
     ],
 )
 def test_a_follow_up_on_the_listed_papers_says_they_are_only_the_nearest(
