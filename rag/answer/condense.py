@@ -94,6 +94,13 @@ _PLACE_WORDS = {
     n: w for w, n in _ORDINALS.items() if w.isalpha() and w not in ("former", "closest", "nearest")
 }
 _COUNT = rf"(?:{'|'.join(_COUNTS)}|[2-9])"
+
+
+def place_word(n: int) -> str:
+    """How place `n` (1-based) of a list is said: "second", or "number 7" past the ordinals."""
+    return _PLACE_WORDS.get(n, f"number {n}")
+
+
 # Several papers by their places: "the first two", "the top 3 papers", "the last two ones",
 # "the first and third", "papers 1 and 3", "[1] and [2]".
 _NOUNS = rf"(?:{_ONE}(?:e?s)?|papers|studies)"  # "the first two approaches"
@@ -430,11 +437,12 @@ def to_turns(history: Sequence[Any] | None) -> list[Turn]:
             # `cited[n-1]` must be paper [n]; numbering is 1..k by construction.
             asked = getattr(answer, "standalone", None) or str(question)
             cited = tuple(c.hit.paper for c in ordered)
+            turn = Turn(asked, str(text), cited, str(question))
             # An abstention's nearest papers, not those of "none of the papers listed earlier"
             # or "no other paper", which were listed as a choice's or the others' leftovers.
-            listed = getattr(answer, "abstained", False) and str(text).startswith(_ABSTAINED)
-            nearest = tuple(h.paper for h in getattr(answer, "nearest", ())) if listed else ()
-            turns.append(Turn(asked, str(text), cited, str(question), nearest))
+            if getattr(answer, "abstained", False) and turn.found_none:
+                turn = replace(turn, nearest=tuple(h.paper for h in answer.nearest))
+            turns.append(turn)
     if pending is not None:
         turns.append(Turn(pending))
     return turns
@@ -776,7 +784,7 @@ def rule_rewrite(
             # after an answer on one paper: of the latest list that long, as "the second one"
             longer = _list_as_long(turns, max(places))
             if longer is None:
-                word = _PLACE_WORDS.get(max(places), f"number {max(places)}")
+                word = place_word(max(places))
                 return _no_such_place(question, len(markers), word)
             listed, markers = longer, _cited_numbers(longer)
             places = _places(several, len(markers))

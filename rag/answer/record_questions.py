@@ -24,6 +24,10 @@ from rag.records import Paper
 from rag.text import CHAT_WORDS, CONTENT_WORD, STOPWORDS
 
 AUTHORS, YEAR, LINK = "authors", "year", "link"
+# The other reference formats the Export tab writes, as a request names them ("RIS please",
+# "as CSL-JSON"): what asks for the entries (`_ASKS`) and which format (`entry_format`).
+_RIS = r"\b(?-i:RIS)\b|\.ris\b"
+_CSL = r"\bcsl(?:[- ]?json)?\b"
 # A request for the paper's BibTeX entry ("give me the bibtex for the first one", "how do I
 # cite it?"): the record's line, and the entry below it (`rag.api.ask_stream`).
 BIBTEX = "bibtex"
@@ -61,8 +65,7 @@ _ASKS = {
     ),
     BIBTEX: re.compile(
         r"\bbib(?:la)?tex\b|\.bib\b|\bbib\s+entr(?:y|ies)\b"
-        # the other reference formats the Export tab writes ("RIS please", "as CSL-JSON")
-        r"|\b(?-i:RIS)\b|\.ris\b|\bcsl(?:[- ]?json)?\b"
+        rf"|{_RIS}|{_CSL}"
         r"|\bhow\s+(?:do|should|can|would|to)\s+(?:i\s+|we\s+)?cite\b"
         r"|\bcite\s+(?:it|this|that|them|these|those)\b"
         r"|\b(?:the|a|its|their)\s+citations?\s+(?:for|of|to)\b"
@@ -145,8 +148,8 @@ _ASKING_WORDS = frozenset(
 
 # Which reference format a request for the papers' entries names (`entry_format`).
 _FORMATS = (
-    ("ris", re.compile(r"\b(?-i:RIS)\b|\.ris\b|\bris\s+(?:please|format|file)|\bendnote\b", re.I)),
-    ("csljson", re.compile(r"\bcsl(?:[- ]?json)?\b", re.IGNORECASE)),
+    ("ris", re.compile(rf"{_RIS}|\bris\s+(?:please|format|file)|\bendnote\b", re.IGNORECASE)),
+    ("csljson", re.compile(_CSL, re.IGNORECASE)),
 )
 
 

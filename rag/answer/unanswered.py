@@ -24,13 +24,12 @@ from rag.answer.condense import (
     depends_on_history,
     last_answer,
     papers_of,
+    place_word,
     to_turns,
     topic_of,
 )
 from rag.ingest.naming import speaker
 from rag.records import Paper
-
-_PLACES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 
 
 def listed_note(
@@ -59,11 +58,11 @@ def listed_note(
         return None
     turn = found[-1][0]  # papers from two such answers: the latest one's are named
     places = sorted({place for t, place in found if t is turn})
-    listed = len(papers_of(turn, resolve))
+    listed = papers_of(turn, resolve)
     one = len(places) == 1
-    if one or len(places) < listed:
-        words = [_PLACES[n - 1] if n <= len(_PLACES) else f"number {n}" for n in places]
-        named = [speaker(papers_of(turn, resolve)[n - 1])[0] for n in places]
+    if one or len(places) < len(listed):
+        words = [place_word(n) for n in places]
+        named = [speaker(listed[n - 1])[0] for n in places]
         which = f"the {_and(words)} paper{'' if one else 's'}"
         names = f", {_and([n for n in named if n])}," if any(named) else ""
     else:

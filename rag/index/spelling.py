@@ -284,11 +284,12 @@ def _slip_in_ending(index: Index, word: str) -> str | None:
     such word is one slip away (see module)."""
     if len(word) < MIN_LENGTH or word in _english():
         return None
-    stem = index.bm25().stem(word)
+    bm25 = index.bm25()
+    stem = bm25.stem(word)
     found = [
         c
         for c in slips(word)
-        if len(c) >= MIN_READ_LENGTH and c in _english() and index.bm25().stem(c) == stem
+        if len(c) >= MIN_READ_LENGTH and c in _english() and bm25.stem(c) == stem
     ]
     if not found or _written(index, word):
         return None

@@ -52,7 +52,7 @@ def source_id(turn: int, n: int) -> str:
 
 # The entries an answer gives ("give me the bibtex for it", "RIS please": `rag.api.ask_stream`),
 # fenced by format (`rag.api.ENTRY_FENCES`).
-_ENTRY_BLOCK = re.compile(r"\n*```(bibtex|ris|json)\n(.*?)```", re.DOTALL)
+_ENTRY_BLOCK = re.compile(rf"\n*```({'|'.join(api.ENTRY_FENCES.values())})\n(.*?)```", re.DOTALL)
 
 
 def _verbatim_html(text: str) -> str:
