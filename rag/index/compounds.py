@@ -57,8 +57,7 @@ def joined_form(index: Index, first: str, gap: str, second: str) -> str | None:
     if not (first.isalpha() and first[1:].islower() and second.isalpha() and second.islower()):
         return None  # a name or an acronym ("GPT-style", "Qwen models")
     joined = (first + second).lower()
-    bm25 = index.bm25()
-    if not len(bm25.documents_with(bm25.stem(joined))):
+    if not _written(index, joined):
         return None
     if gap == " " and (first.lower() in stop_words() or second in stop_words()):
         return None
@@ -92,6 +91,18 @@ def joined_pairs(index: Index, text: str) -> Iterator[tuple[int, int, str]]:
             yield first.start(), second.end(), joined
             i += 1
         i += 1
+
+
+def _written(index: Index, word: str) -> bool:
+    """Whether some paper writes `word` itself (its endings aside): its stem alone would let
+    "model size" be read as "modelsize", which the stemmer cuts to "model"."""
+    bm25 = index.bm25()
+    written = re.compile(rf"\b{re.escape(word)}", re.IGNORECASE)
+    return any(
+        (paper := index.papers.get(bm25.ids[int(row)])) is not None
+        and written.search(paper_text(paper))
+        for row in bm25.documents_with(bm25.stem(word))
+    )
 
 
 def _side_by_side(index: Index, first: str, second: str) -> dict[str, int]:

@@ -41,6 +41,9 @@ def test_a_compound_is_read_as_the_collection_writes_it(
         "any one paper on graphs",  # "anyone": a stop word is never joined to the next
         "GPT-style models",  # a name
         "notebook tips",  # an English word the collection lacks is not cut ("note book")
+        # no paper writes "modelsize": its stem is "model", which every paper holds
+        "does scaling model size improve reasoning?",
+        "graph size",
     ],
 )
 def test_other_words_stay_as_typed(seed_index: Index, typed: str) -> None:
