@@ -360,3 +360,33 @@ def test_invalid_utf8_in_a_bib_file_with_a_bom_names_the_right_line(tmp_path: Pa
     path.write_bytes(b"\xef\xbb\xbf@article{x,\n  abstract = {caf\xe9}\n}\n")
     (error,) = parse_path(path).errors
     assert error.line == 2 and "invalid UTF-8" in error.reason
+
+
+def test_an_ingest_that_skips_every_file_is_an_error_not_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("rag.index.paper_index.load_embedder", lambda *_, **__: FakeEmbedding())
+    monkeypatch.setattr("rag.index.paper_index.model_dimension", lambda _: None)
+    missing = tmp_path / "nope.bib"
+    result = _ingest(CliRunner(), tmp_path / "idx", missing)
+    assert result.exit_code == 1, result.output
+    assert f"skipped {missing}: no such file" in result.output
+    assert "0 added" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["ask", "--questions", "nope.txt"], "'--questions': File 'nope.txt' does not exist"),
+        (["ask", "   "], "QUESTION is empty"),
+        (["search", ""], "QUERY is empty"),
+    ],
+)
+def test_a_missing_questions_file_or_an_empty_question_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], words: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--index", str(tmp_path / "idx"), *args])
+    assert result.exit_code == 2, result.output
+    assert words in result.output
+    assert "Traceback" not in result.output

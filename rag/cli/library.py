@@ -78,6 +78,8 @@ def ingest(
         )
         + (f"; {len(report.errors)} problem(s) above" if report.errors else "")
     )
+    if report.partial and not (report.added or report.updated or report.unchanged):
+        ctx.exit(1)  # every file or record was skipped: nothing is in the index from them
     if report.partial:
         ctx.exit(EXIT_PARTIAL)
 

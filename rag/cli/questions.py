@@ -33,6 +33,8 @@ def search(
     from rag import api
     from rag.index.spelling import corrected
 
+    if not query.strip():
+        raise click.UsageError("QUERY is empty: give the words to search for.")
     index = api.open_index(settings_for(ctx))
     searched = corrected(index, query)  # "graph nueral netwroks": the collection's words
     hits = api.search(
@@ -105,7 +107,7 @@ def _print_answer(answer: Any, streamed: bool) -> None:
 @click.option(
     "--questions",
     "questions_file",
-    type=click.Path(path_type=Path, allow_dash=True),
+    type=click.Path(path_type=Path, allow_dash=True, exists=True, dir_okay=False),
     help="Answer every question in FILE (one per line, or JSONL with 'question').",
 )
 @click.option("--backend", type=click.Choice(["local", "openai", "extractive"]))
@@ -139,6 +141,8 @@ def ask(
 
     if bool(question) == bool(questions_file):
         raise click.UsageError("Give either a QUESTION or --questions FILE.")
+    if question is not None and not question.strip():
+        raise click.UsageError("QUESTION is empty: type what you want to know.")
     if ref_format and (as_json or questions_file):
         raise click.UsageError("--format goes with one QUESTION, without --json.")
     if ref_format:
