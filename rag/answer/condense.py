@@ -223,7 +223,8 @@ _DEMONSTRATIVE = re.compile(
 # last answer left out.
 _OTHERS = (
     rf"\bthe\s+(?:others\b|rest\b|remaining\s+{_ONE}s?\b"
-    rf"|other(?:\s+{_ONE}s?\b|\b{_ENDS_PHRASE}))"
+    # "the other one", "the other fairness paper"
+    rf"|other(?:(?:\s+[a-z][\w-]*){{0,2}}?\s+{_ONE}s?\b|\b{_ENDS_PHRASE}))"
 )
 # "Which one ...?" (not "which one of the methods"): a choice among the papers just cited.
 _WHICH_ONE = r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
@@ -611,6 +612,33 @@ def _verb_agreeing(rewritten: str, match: re.Match[str], paper: Paper) -> str:
     return rewritten[:at] + agree(verb.group(2), True) + rewritten[at + len(verb.group(2)) :]
 
 
+def _each_place(
+    text: str, turns: Sequence[Turn], resolve: Resolver | None
+) -> list[tuple[re.Match[str], Paper]]:
+    """Each ordinal of `text` with the paper at that place of the set, when every one has a
+    place in it ("the second one ... the first"); none otherwise."""
+    listed = _set_turn(turns)
+    markers = _cited_numbers(listed) if listed is not None else []
+    out = []
+    for match in _ORDINAL.finditer(text):
+        word = (match.groupdict().get("a") or match.group("b")).lower()
+        place = len(markers) if word in ("last", "latter") else _ORDINALS[word]
+        paper = _cited(listed, markers[place - 1], resolve) if 1 <= place <= len(markers) else None
+        if listed is None or paper is None:
+            return []
+        out.append((match, paper))
+    return out
+
+
+def _it_beside(text: str, others: re.Match[str]) -> re.Match[str] | None:
+    """The bare "it" before another reference in `text` ("how does it compare to the other
+    one?", "is it faster than the first?")."""
+    for match in _SINGULAR_REF.finditer(text, 0, others.start()):
+        if match.group().lower() in _BARE_IT:
+            return match
+    return None
+
+
 def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) -> str:
     names = " and ".join(paper_name(p) for p in papers)
     if question[span[0] : span[1]].lower() in ("its", "their"):  # "its main contribution"
@@ -815,8 +843,22 @@ def rule_rewrite(
     elif number_match:  # "[2]", "paper 2": the marker in the last answer's text
         paper = _cited(last, int(number_match.group("a") or number_match.group("b")), resolve)
         match = number_match
+    several_places = paper is not None and len(list(_ORDINAL.finditer(text))) > 1
+    named = _each_place(text, turns, resolve) if several_places else []
+    if len(named) > 1:
+        # "how does the second one compare to the first?": each place its paper
+        rewritten = question
+        for where, one in sorted(named, key=lambda x: -x[0].start()):
+            rewritten = _with_name(rewritten, where.span(), [one])
+        return Condensed(rewritten, question, "rule", tuple(_unique(p for _, p in named)))
     if paper is not None and match is not None:
         rewritten = _with_name(question, match.span(), [paper])
+        it = _it_beside(text, match) if COMPARES.search(text) else None
+        shown = _unique(_cited(last, k, resolve) for k in numbers[:1]) if it else []
+        if it is not None and len(numbers) == 1 and shown and shown[0].id != paper.id:
+            # "how does it compare to the first?": the paper just shown beside the first
+            rewritten = _with_name(rewritten, it.span(), shown)
+            return Condensed(rewritten, question, "rule", (shown[0], paper))
         return Condensed(_verb_agreeing(rewritten, match, paper), question, "rule", (paper,))
 
     pick = _PICKS.search(text) or _WHICH_SUBJECT.search(text)
@@ -856,6 +898,13 @@ def rule_rewrite(
             # The set showed every paper it had: the others are the rest of the collection
             # on the set's own question ("graph neural networks with noisy labels").
             return Condensed(topic.question, question, "rule", excluded=tuple(papers))
+        compared = _it_beside(text, found) if others and COMPARES.search(text) else None
+        if compared is not None and len(papers) == 1:
+            # "how does it compare to the other one?": "it" is the paper just shown, "the
+            # other" the set's others, and the answer is about both
+            rewritten = _with_name(question, found.span(), others)
+            rewritten = _with_name(rewritten, compared.span(), papers)
+            return Condensed(rewritten, question, "rule", (*papers, *others))
         papers = others or papers
     elif (
         len(papers) == 1

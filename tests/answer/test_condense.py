@@ -284,6 +284,31 @@ def test_the_others_and_ordinals_after_a_choice_refer_to_the_list(
     assert result.pick is None
 
 
+@pytest.mark.parametrize(
+    ("question", "rewritten", "papers"),
+    [
+        # "it" stayed unresolved and the answer was about the other paper alone (stop 60)
+        (
+            "how does it compare to the other fairness paper?",
+            "how does BetaGAN compare to AlphaNet and GammaRL?",
+            (BETA, ALPHA, GAMMA),
+        ),
+        ("is it better than the first?", "is BetaGAN better than AlphaNet?", (BETA, ALPHA)),
+        (
+            "how does the third one compare to the first?",
+            "how does GammaRL compare to AlphaNet?",
+            (GAMMA, ALPHA),
+        ),
+    ],
+)
+def test_it_compared_to_another_of_the_list_is_both_papers(
+    question: str, rewritten: str, papers: tuple[Paper, ...]
+) -> None:
+    result = rule_rewrite(question, CHOSE_BETA)
+    assert result.question == rewritten
+    assert result.papers == papers
+
+
 def test_it_after_a_choice_that_found_none_is_the_list_chosen_among() -> None:
     # Before: "does it lose accuracy?" after "which is the fastest?" (no paper said) became
     # "does fastest lose accuracy?", then "it" was searched alone.
