@@ -40,7 +40,7 @@ import numpy as np
 
 from rag.answer import topic_words
 from rag.answer.negation import negated_only_stems, negated_spans
-from rag.index.lexical import BM25Index, stop_words
+from rag.index.lexical import BM25Index, paper_text, stop_words
 from rag.index.paper_index import Index
 from rag.records import Hit, Paper
 from rag.text import (
@@ -286,10 +286,34 @@ def term_coverage(
         held = row is not None and len(docs) and bool(np.any(docs == row))
         # "without ... reinforcement learning": a word the paper only says it does without
         if held and (
-            name or paper is None or term in without or term not in negated_only(paper, bm25)
+            paper is None
+            or term in without
+            or not (
+                spelled_out_only(index, term, paper)
+                if name
+                else term in negated_only(paper, bm25)
+            )
         ):
             covered += weight
     return covered / weights if weights else 0.0
+
+
+def spelled_out_only(index: Index, term: str, paper: Paper) -> bool:
+    """Whether `paper` holds the acronym `term` only as the words it stands
+    for, and says those only where it does without them: ConPress writes "without ... or
+    reinforcement learning" and never "RL", so it does not hold "RL"."""
+    bm25 = index.bm25()
+    forms = {term, term[:-1]} if len(term) > 2 and term.endswith("s") else {term}
+    text = paper_text(paper)  # what BM25 reads of it has the acronym added (rag.index.acronyms)
+    if any(re.search(rf"\b{re.escape(f)}", text, re.IGNORECASE) for f in forms):
+        return False
+    unsaid = negated_only(paper, bm25)
+    spelled = [
+        {bm25.stem(w) for w in _WORD.findall(" ".join(words)) if w not in STOPWORDS}
+        for f in forms
+        for words in _definitions(index).get(f, ())
+    ]
+    return bool(spelled) and all(stems & unsaid for stems in spelled if stems)
 
 
 def asked_without(index: Index, question: str) -> frozenset[str]:

@@ -36,6 +36,7 @@ from rag.answer.abstention import (
     documents_holding,
     idf,
     logistic,
+    negated_only,
     question_terms,
     sides,
     term_coverage,
@@ -128,14 +129,21 @@ def features(
     for term, name in terms:
         possible += idf(n, len(documents_holding(index, term, name))) * (BM25_K1 + 1)
     all_scores = bm25.scores(question) if terms else None
+    without = asked_without(index, question)
+    plain = {term for term, name in terms if not name and term not in without}
     lexical = []
     for h in hits:
         row = bm25.position(h.paper.id)
         value = 0.0
         if possible > 0 and row is not None and all_scores is not None:
-            value = float(all_scores[row]) / possible
+            # "without ... reinforcement learning": what the paper only says it does without
+            # scores nothing, as `term_coverage` does not count it
+            unsaid = plain & negated_only(h.paper, bm25)
+            score = float(all_scores[row])
+            if unsaid:
+                score = max(0.0, score - float(bm25.stem_scores(unsaid)[row]))
+            value = score / possible
         lexical.append(value)
-    without = asked_without(index, question)
     coverage = [term_coverage(index, terms, h.paper.id, without) if terms else 0.0 for h in hits]
     best_cos = max(h.relevance for h in hits)
     best_fused = max(hits[0].score, 1e-9)

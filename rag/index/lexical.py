@@ -178,6 +178,17 @@ class BM25Index:
             scores = np.where(mask, scores, 0.0)
         return scores
 
+    def stem_scores(self, stems: Collection[str]) -> np.ndarray:
+        """Return every paper's BM25 score for the indexed `stems` alone, as `scores` adds them
+        up for a query that holds them (0 for stems not in the vocabulary)."""
+        if self._model is None:
+            return np.zeros(len(self.ids), dtype=np.float32)
+        vocab = self._model.vocab_dict  # type: ignore[attr-defined]
+        known = [t for t in stems if t and t in vocab]
+        if not known:
+            return np.zeros(len(self.ids), dtype=np.float32)
+        return np.asarray(self._model.get_scores(known), dtype=np.float32)  # type: ignore[attr-defined]
+
     def __len__(self) -> int:
         return len(self.ids)
 

@@ -222,14 +222,24 @@ def test_a_note_is_not_read_as_an_unsupported_sentence_of_the_model() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "also"),
+    [
+        ("which papers use reinforcement learning to train LLMs?", {"Yizhi Li"}),
+        # its BM25 score counted the word it does without (a new user, stop 60)
+        ("which papers use reinforcement learning to fine-tune language models?", set()),
+        # "RL" is held only as the words it stands for, where ConPress does without them
+        ("RL fine-tuning of language models", {"Yingru Li"}),
+    ],
+)
 def test_a_paper_that_does_without_the_method_asked_about_is_not_listed(
-    real_seed_index: Index,
+    real_seed_index: Index, question: str, also: set[str]
 ) -> None:
     # ConPress names reinforcement learning once, as what it does without ("without external
     # teachers, manual pruning, or reinforcement learning"); it was listed, quoting its prompts.
-    found = cited(real_seed_index, "which papers use reinforcement learning to train LLMs?")
+    found = cited(real_seed_index, question)
     assert "Jie Deng" not in found
-    assert {"wenlong deng", "Yizhi Li"} <= found
+    assert {"wenlong deng", *also} <= found
 
 
 @pytest.mark.slow
