@@ -289,9 +289,7 @@ def term_coverage(
             paper is None
             or term in without
             or not (
-                spelled_out_only(index, term, paper)
-                if name
-                else term in negated_only(paper, bm25)
+                spelled_out_only(index, term, paper) if name else term in negated_only(paper, bm25)
             )
         ):
             covered += weight
