@@ -623,8 +623,10 @@ def _each_place(
     for match in _ORDINAL.finditer(text):
         word = (match.groupdict().get("a") or match.group("b")).lower()
         place = len(markers) if word in ("last", "latter") else _ORDINALS[word]
-        paper = _cited(listed, markers[place - 1], resolve) if 1 <= place <= len(markers) else None
-        if listed is None or paper is None:
+        if listed is None or not 1 <= place <= len(markers):
+            return []
+        paper = _cited(listed, markers[place - 1], resolve)
+        if paper is None:
             return []
         out.append((match, paper))
     return out
@@ -854,11 +856,11 @@ def rule_rewrite(
     if paper is not None and match is not None:
         rewritten = _with_name(question, match.span(), [paper])
         it = _it_beside(text, match) if COMPARES.search(text) else None
-        shown = _unique(_cited(last, k, resolve) for k in numbers[:1]) if it else []
-        if it is not None and len(numbers) == 1 and shown and shown[0].id != paper.id:
+        just_shown = _unique(_cited(last, k, resolve) for k in numbers[:1]) if it else []
+        if it is not None and len(numbers) == 1 and just_shown and just_shown[0].id != paper.id:
             # "how does it compare to the first?": the paper just shown beside the first
-            rewritten = _with_name(rewritten, it.span(), shown)
-            return Condensed(rewritten, question, "rule", (shown[0], paper))
+            rewritten = _with_name(rewritten, it.span(), just_shown)
+            return Condensed(rewritten, question, "rule", (just_shown[0], paper))
         return Condensed(_verb_agreeing(rewritten, match, paper), question, "rule", (paper,))
 
     pick = _PICKS.search(text) or _WHICH_SUBJECT.search(text)
@@ -898,8 +900,8 @@ def rule_rewrite(
             # The set showed every paper it had: the others are the rest of the collection
             # on the set's own question ("graph neural networks with noisy labels").
             return Condensed(topic.question, question, "rule", excluded=tuple(papers))
-        compared = _it_beside(text, found) if others and COMPARES.search(text) else None
-        if compared is not None and len(papers) == 1:
+        compared = _it_beside(text, found) if found and others and COMPARES.search(text) else None
+        if found is not None and compared is not None and len(papers) == 1:
             # "how does it compare to the other one?": "it" is the paper just shown, "the
             # other" the set's others, and the answer is about both
             rewritten = _with_name(question, found.span(), others)
