@@ -167,6 +167,25 @@ def test_a_question_with_one_side_held_is_not_answered_as_the_nearest(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "word", "papers"),
+    [
+        ("graph neural networks oversmoothing", "oversmoothing", {"Wei Ju"}),
+        ("vision-language models hallucination", "hallucination", {"Hyeonwoo Cho"}),
+    ],
+)
+def test_an_answer_on_the_rest_of_a_question_says_first_which_word_no_paper_uses(
+    real_seed_index: Index, question: str, word: str, papers: set[str]
+) -> None:
+    # The papers on graph neural networks were quoted as if on oversmoothing, with no word that
+    # no abstract says it (a new user, stop 60).
+    answer = api.ask(question, index=real_seed_index, backend=None)
+    assert not answer.abstained and papers <= {c.hit.paper.authors[0] for c in answer.citations}
+    assert answer.answer.startswith(prompts.NO_PAPER_USES.format(words=f"“{word}”"))
+    assert answer.sentences[0]["note"] and not answer.sentences[0]["citations"]
+
+
+@pytest.mark.slow
 def test_a_word_no_paper_holds_before_on_frames_the_topic(real_seed_index: Index) -> None:
     # "I'm writing a survey on efficient reasoning, what should I read?" said the collection had
     # no paper on it: no abstract says "survey", and the word weighed against the rest.
