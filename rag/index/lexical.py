@@ -39,6 +39,7 @@ _VERSIONED = re.compile(r"([a-z]{3,})\d[a-z0-9]*")
 # words spelled out read as the acronym too (rag/index/acronyms.py); 5: not an acronym whose
 # digits its words lack, nor one the texts use as a plain word, nor one a text names as "GWAS"
 FORMAT = "bm25s-5"
+AKIN_PREFIX = 5  # letters a stem shares with another of its family (`BM25Index.akin`)
 
 
 def paper_text(paper: Paper) -> str:
@@ -188,6 +189,19 @@ class BM25Index:
         if not known:
             return np.zeros(len(self.ids), dtype=np.float32)
         return np.asarray(self._model.get_scores(known), dtype=np.float32)  # type: ignore[attr-defined]
+
+    def akin(self, term: str) -> bool:
+        """Whether the index holds a stem of `term`'s family: one that differs from it only
+        in its last letters ("classifi" and "classif", "theori" and "theoret"; at least
+        `AKIN_PREFIX` letters in common)."""
+        if self._model is None or len(term) < AKIN_PREFIX:
+            return False
+        for stem in self._model.vocab_dict:  # type: ignore[attr-defined]
+            shorter = min(len(term), len(stem))
+            common = next((i for i in range(shorter) if term[i] != stem[i]), shorter)
+            if common >= AKIN_PREFIX and common >= min(len(term), len(stem)) - 1:
+                return True
+        return False
 
     def __len__(self) -> int:
         return len(self.ids)
