@@ -297,10 +297,22 @@ JS = """
     const above = row.getBoundingClientRect().top - view.top;  // the question below the view top
     if (log.scrollHeight - log.scrollTop - above > log.clientHeight) log.scrollTop += above - 8;
   };
+  // Shown from its question down, that answer leaves the chat off its end, and Gradio follows
+  // only a chat at its end: a new question takes it back there, so its answer is followed.
+  const toEnd = (chat) => {
+    const log = chat.querySelector(".bubble-wrap");
+    if (log) log.scrollTop = log.scrollHeight;
+  };
   new MutationObserver((records) => {
     const box = records.map((r) => r.target).find((t) => t.matches("#question textarea"));
     const chat = document.querySelector("#chat");
-    if (!box || box.disabled || !chat) return;
+    if (!box || !chat) return;
+    if (box.disabled) {
+      const asked = new MutationObserver(() => { asked.disconnect(); toEnd(chat); });
+      asked.observe(chat, { childList: true, subtree: true });
+      toEnd(chat);
+      return;
+    }
     let timer = setTimeout(() => { quiet.disconnect(); fromQuestion(); }, QUIET_MS);
     const quiet = new MutationObserver(() => {
       clearTimeout(timer);

@@ -295,3 +295,26 @@ def test_a_long_answer_is_shown_from_its_question_down_once_complete(
     view = log.evaluate("(l) => [l.getBoundingClientRect().top, l.getBoundingClientRect().bottom]")
     assert view[0] <= top < view[1], (top, view)  # its first line is on the screen
     page.close()
+
+
+def test_the_next_answer_after_a_long_one_is_on_screen(browser: Browser, served: Served) -> None:
+    # Shown from its question down, a long answer left the chat off its end, so Gradio stopped
+    # following it: the next question's answer landed below the fold, the old answer still on
+    # screen (a phone, 9 of 22 follow-ups; a new user, stop 60).
+    page = open_phone(browser, served)
+    closed_sidebar(page)
+    ask(page, "Which papers study large language models?")
+    log = page.locator("#chat .bubble-wrap")
+    # shown from its question down once the chat is quiet: then it is off its end
+    page.wait_for_function(
+        "() => { const l = document.querySelector('#chat .bubble-wrap');"
+        " return l.scrollHeight - l.scrollTop - l.clientHeight > 100; }",
+        timeout=5000,
+    )
+    ask(page, "What is ConPress?")
+    view = log.evaluate("(l) => [l.getBoundingClientRect().top, l.getBoundingClientRect().bottom]")
+    for role in ("user", "bot"):
+        last = page.locator(f"#chat [data-testid='{role}']").last
+        top = last.evaluate("(a) => a.getBoundingClientRect().top")
+        assert view[0] <= top < view[1], (role, top, view)
+    page.close()
