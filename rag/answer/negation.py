@@ -90,3 +90,28 @@ def negated_only_stems(paper: Paper, stem: Callable[[str], str], owner: object) 
                 (inside if held else outside).add(stem(word.group()))
         cache[paper.id] = frozenset(inside - outside)
     return cache[paper.id]
+
+
+_CONTRACTED = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo)n['\u2019]t\b", re.I)
+_CONTRACTED_FORMS = {"ca": "can", "wo": "will"}
+# What asks the opposite, before the words it governs: "do not", "don't use", "without".
+_ASKING_NOT = re.compile(
+    r"^\s*(?:(?:do|does|did|is|are|was|were|has|have|had|can|will)\s+)?"
+    r"(?:not(?!\s+only\b)|never|no\s+longer)\s+|^\s*cannot\s+|^\s*(?:(?:use|need|rely\s+on|require)\s+)?(?:no|without)\s+",
+    re.IGNORECASE,
+)
+
+
+def asked_the_opposite(words: str) -> str | None:
+    """The words of a choice that asks for the papers that do not do something ("which of them
+    do not use RL?", "which ones don't need training?", "which are not about graphs?", "any
+    without fine-tuning?"), without the negation ("use RL"); None for any other choice. Only
+    the choice's opening is read: "which uses RL, not supervision?" picks those using RL."""
+    text = _CONTRACTED.sub(
+        lambda m: f"{_CONTRACTED_FORMS.get(m.group(1).lower(), m.group(1))} not", words
+    )
+    found = _ASKING_NOT.match(text)
+    if found is None:
+        return None
+    rest = text[found.end() :].strip(" ?.!")
+    return rest or None

@@ -24,6 +24,7 @@ from rag.answer.abstention import (
     decided_by_a_side,
     question_terms,
     sides,
+    term_coverage,
     term_rarity,
     topic_spans,
     without_situation_words,
@@ -69,6 +70,7 @@ from rag.answer.language import (
 )
 from rag.answer.limitations import names_method
 from rag.answer.named_papers import asked_of_named, papers_named
+from rag.answer.negation import asked_the_opposite
 from rag.answer.overview import no_topic
 from rag.answer.people import asked_of_people, named_people, others_of_theirs, their_papers
 from rag.answer.record_questions import (
@@ -109,6 +111,10 @@ LINES_FROM_PAPERS = 3
 # The papers an abstention lists as the nearest, most probable first: ten cards of papers none
 # of which answers made a phone's page 3,500 px tall (a new user's trial, stop 58).
 NEAREST_SHOWN = 5
+# "Which of them do not use RL?": a paper of the set holding this much of "use RL" (IDF-weighted,
+# as the abstention reads it) says it does, whatever the choice on those words picked.
+SAYS_IT_COVERAGE = 0.5
+_DESCRIBES = re.compile(r"(?:about|on|of|in|for|with|an?|the)\b", re.IGNORECASE)
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
@@ -456,6 +462,46 @@ def answer_stream(
         # judge, not "none of the papers listed earlier says this" (stop 58).
         condensed = replace(condensed, pick=None)
         relevant = hits_of(index, query, condensed.papers, hits)
+    elif condensed.pick is not None and (doing := _the_opposite(condensed)) is not None:
+        # "which of them do not use RL?": the papers of the set that the same choice on "use
+        # RL" leaves out (it picked Deng et al. and TreePO, both RL papers, on those words)
+        picked, elsewhere = _pick(index, doing, condensed.papers, settings, filters)
+        left_out = set() if elsewhere else {h.paper.id for h in picked}
+        # and those that say it, as the abstention's coverage reads them (LDPVR writes
+        # "reinforcement learning via GRPO", yet the choice on "use RL" did not pick it)
+        doing_terms = question_terms(index, doing)
+        left_out |= {
+            p.id
+            for p in condensed.papers
+            if term_coverage(index, doing_terms, p.id) >= SAYS_IT_COVERAGE
+        }
+        relevant = list(hits_of(index, query, condensed.papers, hits))
+        does = f"to be {doing}" if _DESCRIBES.match(doing) else f"to {doing}"
+        them = [h for h in relevant if h.paper.id in left_out]
+        if len(them) == len(relevant):  # every one of them does: what each says on it
+            nearest_only = prompts.EACH_IN_SET_DOES.format(does=does)
+            query = doing
+        else:  # the line first names those left out, so the reader sees what was judged
+            relevant = [h for h in relevant if h.paper.id not in left_out]
+            names = [paper_name(h.paper) for h in them]
+            names = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+            nearest_only = (
+                prompts.SOME_IN_SET_DO.format(
+                    names=names, are="is" if len(them) == 1 else "are", does=does
+                )
+                if them
+                else prompts.NONE_IN_SET_DOES.format(does=does)
+            )
+            # what each of the others says, as "what about the others?" has it: no sentence
+            # says what a paper does not do
+            query = "What about them?"
+        condensed = replace(
+            condensed,
+            question=query,
+            original=query,  # its words are the choice's, which no sentence says
+            papers=tuple(h.paper for h in relevant),
+            pick=None,
+        )
     elif condensed.pick is not None:
         # "Which of them is about fairness?", "Are any of them ...?": the per-paper judgement on
         # the question's own words picks among the papers referred to; when none qualifies, the
@@ -854,6 +900,14 @@ def _relevance_check(
         candidate_vectors=np.vstack(vectors) if vectors else None,
         rarity=term_rarity(index, wanted_terms(query)),
     )
+
+
+def _the_opposite(condensed: Condensed) -> str | None:
+    """The words of a choice among a set that asks for the papers that do not do them ("which
+    of them do not use RL?": "use RL"), or None (`negation.asked_the_opposite`)."""
+    if condensed.method == "people" or not condensed.pick or len(condensed.papers) < 2:
+        return None
+    return asked_the_opposite(condensed.pick)
 
 
 def _of_the_set(condensed: Condensed, plural: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answer.negation import negated_only_stems, negated_spans
+from rag.answer.negation import asked_the_opposite, negated_only_stems, negated_spans
 from rag.records import Paper
 
 
@@ -52,3 +52,21 @@ def test_a_word_said_elsewhere_too_is_not_negated_only() -> None:
     stems = negated_only_stems(paper, str.lower, Owner())
     assert "curricula" in stems and "reward" in stems
     assert "reinforcement" not in stems and "learning" not in stems
+
+
+@pytest.mark.parametrize(
+    ("words", "opposite"),
+    [
+        ("do not use RL?", "use RL"),
+        ("don't need training?", "need training"),
+        ("are not about graphs?", "about graphs"),
+        ("without fine-tuning?", "fine-tuning"),
+        ("never use reinforcement learning", "use reinforcement learning"),
+        ("cannot scale?", "scale"),
+        ("use RL, not supervision?", None),  # picks those that use RL
+        ("is about graphs?", None),
+        ("not only scales but is exact?", None),
+    ],
+)
+def test_a_choice_asking_for_those_that_do_not(words: str, opposite: str | None) -> None:
+    assert asked_the_opposite(words) == opposite

@@ -199,3 +199,40 @@ def test_the_others_after_a_whole_set_never_repeat_it_and_never_deny_it(
     assert shown and not set(first_authors(others)) & shown
     if others.abstained:  # said as "no other", never as "no paper on this"
         assert others.answer == prompts.NO_OTHER
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("questions", "left_out", "kept"),
+    [
+        (  # before: Deng et al. and TreePO, both trained with RL (a new user, stop 60)
+            ["does reinforcement learning improve LLM reasoning?", "which of them do not use RL?"],
+            {"wenlong deng", "Yizhi Li"},
+            {"Ziyue Li"},  # PoLar: training-free
+        ),
+        (
+            ["which papers study graph neural networks?", "which of them are not about fairness?"],
+            {"Hourun Li"},  # CELL
+            {"Wei Ju", "Yifan Wang", "Yumeng Zhao"},
+        ),
+    ],
+)
+def test_which_of_them_do_not_is_the_rest_of_the_list(
+    real_seed_index: Index, questions: list[str], left_out: set[str], kept: set[str]
+) -> None:
+    first, then = session(real_seed_index, questions)
+    cited = set(first_authors(then))
+    assert kept <= cited and not left_out & cited, then.answer
+    assert (left_out | kept) <= set(first_authors(first))
+    assert then.answer.startswith("Of the papers listed earlier, "), then.answer
+    assert "the others are below." in then.answer.split("\n")[0]
+
+
+@pytest.mark.slow
+def test_which_of_them_do_not_says_so_when_each_of_them_does(real_seed_index: Index) -> None:
+    first, then = session(
+        real_seed_index,
+        ["which papers study graph neural networks?", "which of them are not about graphs?"],
+    )
+    assert set(first_authors(then)) == set(first_authors(first))
+    assert then.answer.startswith(prompts.EACH_IN_SET_DOES.format(does="to be about graphs"))
