@@ -465,36 +465,7 @@ def answer_stream(
     elif condensed.pick is not None and (doing := _the_opposite(condensed)) is not None:
         # "which of them do not use RL?": the papers of the set that the same choice on "use
         # RL" leaves out (it picked Deng et al. and TreePO, both RL papers, on those words)
-        picked, elsewhere = _pick(index, doing, condensed.papers, settings, filters)
-        left_out = set() if elsewhere else {h.paper.id for h in picked}
-        # and those that say it, as the abstention's coverage reads them (LDPVR writes
-        # "reinforcement learning via GRPO", yet the choice on "use RL" did not pick it)
-        doing_terms = question_terms(index, doing)
-        left_out |= {
-            p.id
-            for p in condensed.papers
-            if term_coverage(index, doing_terms, p.id) >= SAYS_IT_COVERAGE
-        }
-        relevant = list(hits_of(index, query, condensed.papers, hits))
-        does = f"to be {doing}" if _DESCRIBES.match(doing) else f"to {doing}"
-        them = [h for h in relevant if h.paper.id in left_out]
-        if len(them) == len(relevant):  # every one of them does: what each says on it
-            nearest_only = prompts.EACH_IN_SET_DOES.format(does=does)
-            query = doing
-        else:  # the line first names those left out, so the reader sees what was judged
-            relevant = [h for h in relevant if h.paper.id not in left_out]
-            names = [paper_name(h.paper) for h in them]
-            names = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
-            nearest_only = (
-                prompts.SOME_IN_SET_DO.format(
-                    names=names, are="is" if len(them) == 1 else "are", does=does
-                )
-                if them
-                else prompts.NONE_IN_SET_DOES.format(does=does)
-            )
-            # what each of the others says, as "what about the others?" has it: no sentence
-            # says what a paper does not do
-            query = "What about them?"
+        relevant, nearest_only, query = _the_rest(index, doing, condensed, hits, settings, filters)
         condensed = replace(
             condensed,
             question=query,
@@ -900,6 +871,48 @@ def _relevance_check(
         candidate_vectors=np.vstack(vectors) if vectors else None,
         rarity=term_rarity(index, wanted_terms(query)),
     )
+
+
+def _the_rest(
+    index: Index,
+    doing: str,
+    condensed: Condensed,
+    hits: list[Hit],
+    settings: Settings,
+    filters: Filters | None,
+) -> tuple[list[Hit], str, str]:
+    """For "which of them do not use RL?" (`doing`: "use RL"), the papers of the set that do
+    not, the line said first and the question their lines are chosen on.
+
+    A paper does when the choice on `doing` picks it (`_pick`), or when it holds that much of
+    its words (`SAYS_IT_COVERAGE`, as the abstention reads them: LDPVR writes "reinforcement
+    learning via GRPO", yet the choice on "use RL" did not pick it). The line names those left
+    out, so the reader sees what was judged; when every one does, the answer is what each says
+    on it.
+    """
+    picked, elsewhere = _pick(index, doing, condensed.papers, settings, filters)
+    left_out = set() if elsewhere else {h.paper.id for h in picked}
+    terms = question_terms(index, doing)
+    left_out |= {
+        p.id for p in condensed.papers if term_coverage(index, terms, p.id) >= SAYS_IT_COVERAGE
+    }
+    listed = list(hits_of(index, condensed.question, condensed.papers, hits))
+    does = f"to be {doing}" if _DESCRIBES.match(doing) else f"to {doing}"
+    them = [h.paper for h in listed if h.paper.id in left_out]
+    if len(them) == len(listed):
+        return listed, prompts.EACH_IN_SET_DOES.format(does=does), doing
+    rest = [h for h in listed if h.paper.id not in left_out]
+    if not them:
+        return rest, prompts.NONE_IN_SET_DOES.format(does=does), "What about them?"
+    names = [paper_name(p) for p in them]
+    line = prompts.SOME_IN_SET_DO.format(
+        names=", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0],
+        are="is" if len(them) == 1 else "are",
+        does=does,
+    )
+    # what each of the others says, as "what about the others?" has it: no sentence says what
+    # a paper does not do
+    return rest, line, "What about them?"
 
 
 def _the_opposite(condensed: Condensed) -> str | None:

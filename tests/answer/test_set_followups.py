@@ -236,3 +236,9 @@ def test_which_of_them_do_not_says_so_when_each_of_them_does(real_seed_index: In
     )
     assert set(first_authors(then)) == set(first_authors(first))
     assert then.answer.startswith(prompts.EACH_IN_SET_DOES.format(does="to be about graphs"))
+    first, then = session(
+        real_seed_index,
+        ["which papers study graph neural networks?", "which of them don't use quantum computing?"],
+    )
+    assert set(first_authors(then)) == set(first_authors(first))
+    assert then.answer.startswith(prompts.NONE_IN_SET_DOES.format(does="to use quantum computing"))
