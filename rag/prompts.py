@@ -85,6 +85,13 @@ NO_OTHER = (
     "The nearest others, none of them close enough, are listed below."
 )
 
+# "Any other papers on federated learning?" when no other is judged to be on it, yet some use its
+# words: the answer's first line, before their lines.
+OTHERS_USE_ITS_WORDS = (
+    "No other paper is judged to be on this as closely as those shown before; these others use "
+    "its words."
+)
+
 # "What about the third one?" after an answer that listed two papers (rag/answer/condense.py).
 NO_SUCH_PLACE = (
     "The previous answer listed {papers}, so it has no {word} one. Ask about {them} by name, or "

@@ -762,7 +762,14 @@ def asks_past_shown(question: str) -> bool:
     """Return whether `question` asks for papers besides those just shown (`_PAST_SHOWN`), not
     for more of them: it points at them by no pronoun ("what else did they find?", "how does it
     compare to other methods?") nor "the others"."""
-    return bool(_PAST_SHOWN.search(question)) and not refers_back(question)
+    return bool(_PAST_SHOWN.search(question)) and not refers_back(_OF_THE_TOPIC.sub(" ", question))
+
+
+# "any other papers on that?", "more work like this?": the pronoun is the topic, not the papers.
+_OF_THE_TOPIC = re.compile(
+    r"\b(?:on|about|regarding|like|in)\s+(?:that|this|it|these|those)\b(?=\s*[?.!]*\s*$)",
+    re.IGNORECASE,
+)
 
 
 def depends_on_history(question: str) -> bool:

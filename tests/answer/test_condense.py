@@ -789,7 +789,17 @@ def test_a_follow_up_past_the_papers_shown_searches_the_rest(question: str) -> N
     assert result.papers == ()
 
 
-@pytest.mark.parametrize("question", ["any other papers?", "any others?", "are there others?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "any other papers?",
+        "any others?",
+        "are there others?",
+        # the pronoun is the topic: it was asked of the two papers again (a new user, stop 60)
+        "any other papers on that?",
+        "more work like this?",
+    ],
+)
 def test_one_that_names_no_topic_searches_the_set_s_question(question: str) -> None:
     # Before: "any others?" was searched as "others", which three unrelated papers hold.
     result = rule_rewrite(question, TWO_PAPERS)

@@ -242,3 +242,19 @@ def test_which_of_them_do_not_says_so_when_each_of_them_does(real_seed_index: In
     )
     assert set(first_authors(then)) == set(first_authors(first))
     assert then.answer.startswith(prompts.NONE_IN_SET_DOES.format(does="to use quantum computing"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("follow_up", ["any other papers on federated learning?", "any others?"])
+def test_other_papers_that_use_the_topic_s_words_are_not_denied(
+    real_seed_index: Index, follow_up: str
+) -> None:
+    # IndexGuard opens "Federated parameter-efficient fine-tuning ...", yet the per-paper
+    # judgement does not list it: "No other paper: the previous answer showed every paper in
+    # the collection on this" was untrue (a new user, stop 60).
+    first, others = session(
+        real_seed_index, ["which papers are about federated learning?", follow_up]
+    )
+    assert "Javad Dogani" in first_authors(first) + first_authors(others), others.answer
+    if "Javad Dogani" not in first_authors(first):
+        assert others.answer.startswith(prompts.OTHERS_USE_ITS_WORDS)
