@@ -344,8 +344,9 @@ def idf(papers: int, holding: int) -> float:
 def documents_holding(index: Index, term: str, name: bool) -> np.ndarray:
     """Return the BM25 rows of the papers that hold a question term (see `term_coverage`)."""
     bm25 = index.bm25()
-    if not name:
-        return bm25.documents_with(term)
+    if not name:  # "theory" is held by a paper on "theoretical" explanations
+        rows = [bm25.documents_with(f) for f in bm25.family(term)]
+        return np.unique(np.concatenate(rows)) if rows else bm25.documents_with(term)
     forms = {term, term[:-1]} if len(term) > 2 and term.endswith("s") else {term}
     # "Qwen" is held by a paper naming "Qwen2.5-3B" (`BM25Index.versions`)
     rows = [bm25.documents_with(v) for form in forms for v in (form, *bm25.versions(form))]

@@ -524,11 +524,10 @@ def answer_stream(
             # yet no paper is judged to be on the question (on SciFact, 6 of the 7 claims
             # answered so had none of their papers shown).
             nearest_only, mere_nearest = prompts.NEAREST_WEAK, True
-        elif unfamiliar := [w for w in unheld if not index.bm25().akin(index.bm25().stem(w))]:
+        elif unheld:
             # "graph neural networks oversmoothing": papers on the rest of the question answer
-            # it, and the reader is told first which of its words none of them uses (not of
-            # "classifiers" when papers say "classification").
-            nearest_only = prompts.NO_PAPER_USES.format(words=_quoted(unfamiliar))
+            # it, and the reader is told first which of its words none of them uses.
+            nearest_only = prompts.NO_PAPER_USES.format(words=_quoted(unheld))
         if condensed.unanswered is not None:
             # "does it handle long sentences?" after no paper on LSTMs: the nearest papers are no
             # answer now either, so the collection has none again; one on the follow-up's other

@@ -39,7 +39,7 @@ _VERSIONED = re.compile(r"([a-z]{3,})\d[a-z0-9]*")
 # words spelled out read as the acronym too (rag/index/acronyms.py); 5: not an acronym whose
 # digits its words lack, nor one the texts use as a plain word, nor one a text names as "GWAS"
 FORMAT = "bm25s-5"
-AKIN_PREFIX = 5  # letters a stem shares with another of its family (`BM25Index.akin`)
+FAMILY_LETTERS = 4  # the shortest stem whose family `BM25Index.family` looks for
 
 
 def paper_text(paper: Paper) -> str:
@@ -190,18 +190,23 @@ class BM25Index:
             return np.zeros(len(self.ids), dtype=np.float32)
         return np.asarray(self._model.get_scores(known), dtype=np.float32)  # type: ignore[attr-defined]
 
-    def akin(self, term: str) -> bool:
-        """Whether the index holds a stem of `term`'s family: one that differs from it only
-        in its last letters ("classifi" and "classif", "theori" and "theoret"; at least
-        `AKIN_PREFIX` letters in common)."""
-        if self._model is None or len(term) < AKIN_PREFIX:
-            return False
-        for stem in self._model.vocab_dict:  # type: ignore[attr-defined]
-            shorter = min(len(term), len(stem))
-            common = next((i for i in range(shorter) if term[i] != stem[i]), shorter)
-            if common >= AKIN_PREFIX and common >= min(len(term), len(stem)) - 1:
-                return True
-        return False
+    def family(self, term: str) -> list[str]:
+        """Return the indexed stems of `term`'s word family that the stemmer keeps apart: a
+        final "y" it writes as "i" against the "-ic", "-etic" or "-ification" forms ("theori"
+        and "theoret", "verifi" and "verif", "appli" and "applic", "noisi" and "nois"), with
+        `term` itself when indexed."""
+        if self._model is None:
+            return []
+        forms = {term}
+        if len(term) >= FAMILY_LETTERS:
+            if term.endswith("i"):
+                forms |= {term[:-1], term[:-1] + "et", term[:-1] + "ic"}
+            else:
+                forms.add(term + "i")
+            if term.endswith(("et", "ic")):
+                forms.add(term[:-2] + "i")
+        vocab = self._model.vocab_dict  # type: ignore[attr-defined]
+        return [f for f in sorted(forms) if f and f in vocab]
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -284,3 +284,28 @@ def test_a_question_no_paper_is_judged_to_address_is_answered_as_the_nearest(
     assert answer.answer.startswith(prompts.NEAREST_WEAK)
     assert answer.sentences[0]["note"] and not answer.sentences[0]["citations"]
     assert "Jaemin Seo" not in {c.hit.paper.authors[0] for c in answer.citations}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", ["theory of transformers", "what about transformer theory?"])
+def test_a_word_is_held_by_a_paper_writing_another_of_its_family(
+    real_seed_index: Index, question: str
+) -> None:
+    # "theory" stems to "theori", "theoretical" to "theoret": both transformer-theory papers
+    # were "no paper on this" (two new users, stop 60).
+    assert {"Oğuz Yüksel", "Francesco D'Angelo"} <= cited(real_seed_index, question)
+
+
+@pytest.mark.parametrize(
+    ("word", "family"),
+    [
+        ("theory", {"theori", "theoret"}),
+        ("verification", {"verif", "verifi"}),
+        ("apply", {"appli", "applic"}),
+        ("market", set()),  # not "mark"
+        ("graph", {"graph"}),
+    ],
+)
+def test_the_family_of_a_stem(seed_index: Index, word: str, family: set[str]) -> None:
+    bm25 = seed_index.bm25()
+    assert set(bm25.family(bm25.stem(word))) == family
