@@ -305,7 +305,7 @@ def spelled_out_only(index: Index, term: str, paper: Paper) -> bool:
     text = paper_text(paper)  # what BM25 reads of it has the acronym added (rag.index.acronyms)
     if any(re.search(rf"\b{re.escape(f)}", text, re.IGNORECASE) for f in forms):
         return False
-    unsaid = negated_only(paper, bm25)
+    unsaid = negated_only(paper, bm25, done_without=True)
     spelled = [
         {bm25.stem(w) for w in _WORD.findall(" ".join(words)) if w not in STOPWORDS}
         for f in forms
@@ -324,9 +324,10 @@ def asked_without(index: Index, question: str) -> frozenset[str]:
     )
 
 
-def negated_only(paper: Paper, bm25: BM25Index) -> frozenset[str]:
-    """The stems `paper` holds only where it says it does without them (`rag.answer.negation`)."""
-    return negated_only_stems(paper, bm25.stem, bm25)
+def negated_only(paper: Paper, bm25: BM25Index, done_without: bool = False) -> frozenset[str]:
+    """The stems `paper` holds only where it says it does without them (`rag.answer.negation`;
+    `done_without`: only after "without", "rather than", "instead of", "free of", "-free")."""
+    return negated_only_stems(paper, bm25.stem, bm25, done_without)
 
 
 def term_rarity(index: Index, terms: Sequence[str]) -> dict[str, float]:

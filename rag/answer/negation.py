@@ -33,12 +33,17 @@ _TOKEN = re.compile(r"\w+|[.;:!?]|,")
 _CLAUSE_END = frozenset(".;:!?")
 _LIST_GOES_ON = frozenset({"or", "and", "nor"})
 _FREE = re.compile(r"(\w+)-free\b", re.IGNORECASE)
+# Of the cues, those that say what a paper does without ("without", "rather than", "instead of",
+# "free of"): "neither implicit bias alone minimizes the generalization error for diagonal linear
+# networks" denies a claim about the networks the paper is about, not the networks.
+_WITHOUT_CUE = re.compile(r"\b(?:without|rather\s+than|instead\s+of|free\s+of)\b", re.IGNORECASE)
 
 
-def negated_spans(text: str) -> list[tuple[int, int]]:
-    """Return the character spans of `text` that a negation governs (see the module)."""
+def negated_spans(text: str, cues: re.Pattern[str] = _CUE) -> list[tuple[int, int]]:
+    """Return the character spans of `text` that a negation governs (see the module); with
+    `cues`, only those opened by its matches (and "-free")."""
     spans = [(m.start(1), m.end(1)) for m in _FREE.finditer(text)]
-    for cue in _CUE.finditer(text):
+    for cue in cues.finditer(text):
         tokens = list(_TOKEN.finditer(text, cue.end()))
         end = cue.end()
         words = 0
@@ -73,23 +78,28 @@ def _list_goes_on(tokens: list[re.Match[str]]) -> bool:
 
 
 # Per stemmer (an index's BM25), each paper's stems held only in negated spans.
-_negated: weakref.WeakKeyDictionary[object, dict[str, frozenset[str]]] = weakref.WeakKeyDictionary()
+_negated: weakref.WeakKeyDictionary[object, dict[tuple[str, bool], frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def negated_only_stems(paper: Paper, stem: Callable[[str], str], owner: object) -> frozenset[str]:
+def negated_only_stems(
+    paper: Paper, stem: Callable[[str], str], owner: object, done_without: bool = False
+) -> frozenset[str]:
     """Return the stems `paper`'s title and abstract hold only inside negated spans, by `stem`
-    (cached per `owner`, the object whose stemmer it is, and paper id)."""
+    (cached per `owner`, the object whose stemmer it is, and paper id); with `done_without`,
+    only inside those that say what it does without (`_WITHOUT_CUE`)."""
     cache = _negated.setdefault(owner, {})
-    if paper.id not in cache:
+    if (paper.id, done_without) not in cache:
         inside: set[str] = set()
         outside: set[str] = set()
         for text in (paper.title or "", paper.abstract):
-            spans = negated_spans(text)
+            spans = negated_spans(text, _WITHOUT_CUE if done_without else _CUE)
             for word in re.finditer(r"\w\w+", text):
                 held = any(a <= word.start() < b for a, b in spans)
                 (inside if held else outside).add(stem(word.group()))
-        cache[paper.id] = frozenset(inside - outside)
-    return cache[paper.id]
+        cache[(paper.id, done_without)] = frozenset(inside - outside)
+    return cache[(paper.id, done_without)]
 
 
 _CONTRACTED = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo)n['\u2019]t\b", re.I)

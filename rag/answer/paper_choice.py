@@ -137,8 +137,9 @@ def features(
         value = 0.0
         if possible > 0 and row is not None and all_scores is not None:
             # "without ... reinforcement learning": what the paper only says it does without
-            # scores nothing, as `term_coverage` does not count it
-            unsaid = plain & negated_only(h.paper, bm25)
+            # scores nothing (not what a denied claim names: "neither ... for diagonal linear
+            # networks" is Matveev et al.'s own topic)
+            unsaid = plain & negated_only(h.paper, bm25, done_without=True)
             score = float(all_scores[row])
             if unsaid:
                 score = max(0.0, score - float(bm25.stem_scores(unsaid)[row]))

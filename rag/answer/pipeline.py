@@ -93,7 +93,12 @@ from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, hits_of, search
 from rag.index.spelling import corrected
 from rag.ingest.naming import author_phrase, method_name, speaker
-from rag.ingest.wanted import asks_only_if_out, is_fragment, names_what_it_wants
+from rag.ingest.wanted import (
+    asks_only_if_out,
+    is_fragment,
+    is_keyword_query,
+    names_what_it_wants,
+)
 from rag.ingest.wanted import question_terms as wanted_terms
 from rag.records import Hit, Paper
 from rag.settings import Settings
@@ -524,9 +529,12 @@ def answer_stream(
             # yet no paper is judged to be on the question (on SciFact, 6 of the 7 claims
             # answered so had none of their papers shown).
             nearest_only, mere_nearest = prompts.NEAREST_WEAK, True
-        elif unheld:
-            # "graph neural networks oversmoothing": papers on the rest of the question answer
-            # it, and the reader is told first which of its words none of them uses.
+        elif unheld and is_keyword_query(condensed.original):
+            # "graph neural networks oversmoothing": papers on the rest of the query answer it,
+            # and the reader is told first which of its words none of them uses. Only of a
+            # few bare words, each of which is its topic: in a sentence the word judgement
+            # (rag/answer/topic_words.py) takes "gears" in "switching gears: ..." or "heard"
+            # in "I heard that ..." for topics as readily as "hallucination".
             nearest_only = prompts.NO_PAPER_USES.format(words=_quoted(unheld))
         if condensed.unanswered is not None:
             # "does it handle long sentences?" after no paper on LSTMs: the nearest papers are no

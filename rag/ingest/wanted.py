@@ -443,6 +443,12 @@ def _few_words(question: str) -> bool:
     return len(re.findall(r"[a-z]+", question.lower())) <= SHORT_WORDS
 
 
+def is_keyword_query(text: str) -> bool:
+    """Whether `text` is a few bare words ("graph neural networks oversmoothing"): no question
+    word, no sentence's end, at most `SHORT_WORDS` words, so every one of them is its topic."""
+    return bool(_KEYWORDS.match(text)) and _few_words(text) and not _ASKED.search(text)
+
+
 def is_question(text: str) -> bool:
     """Whether `text` asks something: it ends with a question mark or opens with a question
     word or a request ("what", "how", "tell", "list", ...), unlike "love it" or a claim."""

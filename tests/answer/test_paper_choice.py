@@ -186,6 +186,34 @@ def test_an_answer_on_the_rest_of_a_question_says_first_which_word_no_paper_uses
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    [
+        "why does GRPO training blow up when the model calls a search engine?",
+        "Switching gears: what work is there on federated unlearning that avoids full retraining?",
+        "I heard that transformers learn Markov chains in stages. Which paper shows it?",
+    ],
+)
+def test_a_sentence_s_other_words_no_paper_uses_are_not_said_first(
+    real_seed_index: Index, question: str
+) -> None:
+    # The word judgement takes "blow", "gears" and "heard" for topics as readily as
+    # "hallucination": only of a few bare words is each word the topic.
+    answer = api.ask(question, index=real_seed_index, backend=None)
+    assert answer.citations and not answer.answer.startswith("No paper"), answer.answer
+
+
+@pytest.mark.slow
+def test_a_denied_claim_about_the_paper_s_topic_still_holds_the_topic(
+    real_seed_index: Index,
+) -> None:
+    # "neither implicit bias alone minimizes the generalization error for diagonal linear
+    # networks": Matveev et al.'s topic, under a negation that denies a claim, not the networks
+    # (the BM25 feature lost those words, and the query abstained).
+    assert cited(real_seed_index, "diagonal linear networks") == {"Maria Matveev"}
+
+
+@pytest.mark.slow
 def test_a_word_no_paper_holds_before_on_frames_the_topic(real_seed_index: Index) -> None:
     # "I'm writing a survey on efficient reasoning, what should I read?" said the collection had
     # no paper on it: no abstract says "survey", and the word weighed against the rest.

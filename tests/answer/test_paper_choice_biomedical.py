@@ -56,10 +56,11 @@ def cited(index: Index, question: str) -> list[str]:
 @pytest.mark.parametrize(
     ("question", "study", "neighbour"),
     [
-        (
+        pytest.param(
             "Are individual fruits associated differently with the risk of type 2 diabetes?",
             "1974176",  # fruit consumption and the risk of type 2 diabetes
             "9822397",  # sugar-sweetened beverages and type 2 diabetes
+            marks=NEIGHBOUR_CITED,
         ),
         (
             "Do the clinical and pathologic features of tumours differ between patients with and "
