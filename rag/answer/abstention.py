@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from rag.answer import topic_words
-from rag.answer.negation import negated_only_stems, negated_spans
+from rag.answer.negation import done_without_stems, negated_only_stems, negated_spans
 from rag.index.lexical import BM25Index, paper_text, stop_words
 from rag.index.paper_index import Index
 from rag.records import Hit, Paper
@@ -312,6 +312,17 @@ def spelled_out_only(index: Index, term: str, paper: Paper) -> bool:
         for words in _definitions(index).get(f, ())
     ]
     return bool(spelled) and all(stems & unsaid for stems in spelled if stems)
+
+
+def done_without_share(index: Index, terms: list[tuple[str, bool]], paper: Paper) -> float:
+    """The IDF-weighted share of `terms` that `paper` names where it says what it does without
+    (CELL works "without requiring target sensitive labels")."""
+    bm25 = index.bm25()
+    n = max(1, len(bm25))
+    inside = done_without_stems(paper, bm25.stem)
+    weights = [(idf(n, len(documents_holding(index, t, name))), t in inside) for t, name in terms]
+    total = sum(w for w, _ in weights)
+    return sum(w for w, held in weights if held) / total if total else 0.0
 
 
 def asked_without(index: Index, question: str) -> frozenset[str]:

@@ -125,3 +125,14 @@ def asked_the_opposite(words: str) -> str | None:
         return None
     rest = text[found.end() :].strip(" ?.!")
     return rest or None
+
+
+def done_without_stems(paper: Paper, stem: Callable[[str], str]) -> frozenset[str]:
+    """Return the stems of `paper`'s title and abstract that stand where it says what it does
+    without ("without requiring target sensitive labels": "requir", "target", "sensit",
+    "label"), said elsewhere too or not."""
+    inside: set[str] = set()
+    for text in (paper.title or "", paper.abstract):
+        for a, b in negated_spans(text, _WITHOUT_CUE):
+            inside |= {stem(w.group()) for w in re.finditer(r"\w\w+", text[a:b])}
+    return frozenset(inside)

@@ -22,6 +22,7 @@ from rag.answer.abstention import (
     any_paper_holds,
     decide,
     decided_by_a_side,
+    done_without_share,
     question_terms,
     sides,
     term_coverage,
@@ -470,7 +471,7 @@ def answer_stream(
         # judge, not "none of the papers listed earlier says this" (stop 58).
         condensed = replace(condensed, pick=None)
         relevant = hits_of(index, query, condensed.papers, hits)
-    elif condensed.pick is not None and (doing := _the_opposite(condensed)) is not None:
+    elif condensed.pick is not None and (doing := _the_opposite(index, condensed)) is not None:
         # "which of them do not use RL?": the papers of the set that the same choice on "use
         # RL" leaves out (it picked Deng et al. and TreePO, both RL papers, on those words)
         relevant, nearest_only, query = _the_rest(index, doing, condensed, hits, settings, filters)
@@ -936,12 +937,19 @@ def _the_rest(
     return rest, line, "What about them?"
 
 
-def _the_opposite(condensed: Condensed) -> str | None:
+def _the_opposite(index: Index, condensed: Condensed) -> str | None:
     """The words of a choice among a set that asks for the papers that do not do them ("which
-    of them do not use RL?": "use RL"), or None (`negation.asked_the_opposite`)."""
+    of them do not use RL?": "use RL"), or None (`negation.asked_the_opposite`). None too when
+    a paper of the set says it does without them: the choice on the whole question finds it
+    ("which one doesn't need sensitive labels in the target domain?": CELL works "without
+    requiring target sensitive labels")."""
     if condensed.method == "people" or not condensed.pick or len(condensed.papers) < 2:
         return None
-    return asked_the_opposite(condensed.pick)
+    doing = asked_the_opposite(condensed.pick)
+    terms = question_terms(index, doing) if doing else []
+    if any(done_without_share(index, terms, p) >= SAYS_IT_COVERAGE for p in condensed.papers):
+        return None
+    return doing
 
 
 def _of_the_set(condensed: Condensed, plural: str) -> str:

@@ -258,3 +258,15 @@ def test_other_papers_that_use_the_topic_s_words_are_not_denied(
     assert "Javad Dogani" in first_authors(first) + first_authors(others), others.answer
     if "Javad Dogani" not in first_authors(first):
         assert others.answer.startswith(prompts.OTHERS_USE_ITS_WORDS)
+
+
+@pytest.mark.slow
+def test_which_one_does_not_is_the_one_that_says_it_does_without(real_seed_index: Index) -> None:
+    # CELL works "without requiring target sensitive labels": it is the answer, not one judged
+    # to need them because it names them (found by this stop's guards).
+    first, then = session(
+        real_seed_index,
+        ["anything on fairness?", "which one doesn't need sensitive labels in the target domain?"],
+    )
+    assert "Hourun Li" in first_authors(first)
+    assert first_authors(then) == ["Hourun Li"], then.answer
