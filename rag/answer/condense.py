@@ -595,7 +595,12 @@ def _asked_what_they_propose(last: Turn, asked_alone: Turn) -> bool:
 def _with_topic(question: str, span: tuple[int, int], topic: str) -> str:
     """`question` with the pronoun at `span` ("it", "its") replaced by `topic`."""
     possessive = question[span[0] : span[1]].lower() == "its"
-    return question[: span[0]] + topic + ("'s" if possessive else "") + question[span[1] :]
+    return question[: span[0]] + (_owning(topic) if possessive else topic) + question[span[1] :]
+
+
+def _owning(words: str) -> str:
+    """`words` as a possessive: "ConPress's", "LLMs'" (not "LLMs's")."""
+    return words + ("'" if words.endswith("s") else "'s")
 
 
 def _verb_agreeing(rewritten: str, match: re.Match[str], paper: Paper) -> str:
@@ -644,7 +649,7 @@ def _it_beside(text: str, others: re.Match[str]) -> re.Match[str] | None:
 def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) -> str:
     names = " and ".join(paper_name(p) for p in papers)
     if question[span[0] : span[1]].lower() in ("its", "their"):  # "its main contribution"
-        names += "'s"
+        names = _owning(names)
     return question[: span[0]] + names + question[span[1] :]
 
 

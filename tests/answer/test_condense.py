@@ -999,3 +999,13 @@ def test_several_places_past_a_one_paper_answer_say_there_are_not_so_many(
     one = [Turn("What is AlphaNet?", "AlphaNet does [1].", (ALPHA,))]
     result = rule_rewrite(question, one)
     assert result.reply == prompts.NO_SUCH_PLACE.format(papers="1 paper", word=word, them="it")
+
+
+def test_a_possessive_of_a_plural_topic_or_name_is_written_as_english_writes_it() -> None:
+    # "chain of thought reasoning LLMs's limitations (ConPress)?" was shown as what was searched
+    # (a new user, stop 60)
+    loubes = paper("We study fairness.", ("Jean Loubes",), "Loubes")
+    one = [Turn("Which papers study fairness?", "Loubes does [1].", (loubes,))]
+    assert rule_rewrite("what are its limitations?", one).question == (
+        "what are Loubes' limitations?"
+    )
