@@ -43,6 +43,7 @@ from rag.answer.abstention import (
 )
 from rag.index.paper_index import Index
 from rag.records import Hit
+from rag.settings import Settings
 
 FEATURES = (
     "cosine",
@@ -217,3 +218,10 @@ def chosen(judged: Sequence[Judged], threshold: float) -> list[Hit]:
     """Return the papers whose probability reaches `threshold`, most probable first."""
     kept = [j for j in judged if j.probability >= threshold]
     return [j.hit for j in sorted(kept, key=lambda j: -j.probability)]
+
+
+def answers_alone(judged: Sequence[Judged], decision: Decision, settings: Settings) -> bool:
+    """Whether one paper's probability answers the question though the collection signals
+    reject it (`Settings.answer_probability`, above `LEAST_ANSWERABILITY_ALONE`)."""
+    best = max((j.probability for j in judged), default=0.0)
+    return best >= settings.answer_probability and decision.probability >= LEAST_ANSWERABILITY_ALONE

@@ -1137,12 +1137,7 @@ def _chosen_papers(
     abstain), from each one's probability (`judged`, in the order of `hits`)."""
     if not hits:
         return []
-    best = max(j.probability for j in judged)
-    alone = (
-        best >= settings.answer_probability
-        and decision.probability >= paper_choice.LEAST_ANSWERABILITY_ALONE
-    )
-    if not decision.answerable and not alone:
+    if not decision.answerable and not paper_choice.answers_alone(judged, decision, settings):
         return []
     # Answerable but no paper past the bar: the most probable one, as the nearest (the answer
     # says so: `prompts.NEAREST_WEAK`), since the signals say the collection has one.

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag import api, prompts
+from rag.answer import paper_choice
+from rag.answer.abstention import decide, question_terms
 from rag.cite.claims import NEAR_MISS, accept_nearest
 from rag.errors import RagError
 from rag.ui.render import on_the_page
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from rag.answer.pipeline import Answer
     from rag.cite.claims import CitedDraft, DraftSentence, Support
     from rag.index.paper_index import Index
-    from rag.records import Paper
+    from rag.records import Hit, Paper
 
 UPLOAD_TYPES = [".txt", ".jsonl", ".json", ".csv", ".bib", ".ris", ".nbib"]
 MAX_UPLOAD_MB = 50
@@ -201,9 +203,9 @@ def library_search(query: str, *, index: Index) -> list[Paper]:
     """Return the papers matching `query`, best first by the product's (hybrid) search.
 
     A paper matches when the query is in its key, name, authors or area, when every query word
-    starts a word of its name or abstract, or when the search finds it as relevant as an answer
-    needs (`min_relevance`, the calibrated bar below which `ask` abstains). An empty query
-    returns every paper, by key.
+    starts a word of its name or abstract, or when `ask` would answer from it (the per-paper
+    judgement, `rag.answer.paper_choice`: "time series forecasting" finds the forecasting
+    paper, which no abstract's words match all of). An empty query returns every paper, by key.
     """
     papers = api.list_papers(index=index)
     needle = " ".join((query or "").split()).casefold()
@@ -211,10 +213,22 @@ def library_search(query: str, *, index: Index) -> list[Paper]:
         return papers
     hits = api.search(needle, index=index, k=min(len(papers), LIBRARY_RANKED)) if papers else []
     rank = {h.paper.id: n for n, h in enumerate(hits)}
-    close = {h.paper.id for h in hits if h.relevance >= index.settings.min_relevance}
+    close = {h.paper.id for h in answered_from(index, needle, hits)}
     words = _words(needle)
     found = [p for p in papers if p.id in close or _matches(p, needle, words)]
     return sorted(found, key=lambda p: rank.get(p.id, len(rank)))  # stable: the rest by key
+
+
+def answered_from(index: Index, query: str, hits: Sequence[Hit]) -> list[Hit]:
+    """The papers of `hits` that `ask` would answer `query` from (none when it would abstain)."""
+    if not hits:
+        return []
+    settings = index.settings
+    decision = decide(index, query, list(hits), settings.min_relevance)
+    judged = paper_choice.judge(index, query, hits, question_terms(index, query), decision)
+    if not decision.answerable and not paper_choice.answers_alone(judged, decision, settings):
+        return []
+    return paper_choice.chosen(judged, settings.paper_probability)
 
 
 def library_table(papers: Sequence[Paper]) -> dict[str, list[Any]]:
