@@ -96,7 +96,7 @@ def _print_answer(answer: Any, streamed: bool) -> None:
         p = h.paper
         click.echo(
             f"[{n}] {p.title or p.label + '*'} · {authors_line(p.authors, p.authors_truncated)} · "
-            f"{p.area or 'area unknown'} · {p.citation_key} · relevance {h.relevance:.2f}"
+            f"{p.area or 'area unknown'} · {p.citation_key} · relevance {max(0.0, h.relevance):.2f}"
         )
     if any(not h.paper.title for _, h in refs):
         click.echo("* no title in the source: label derived from the authors and the abstract")

@@ -285,7 +285,8 @@ def render_card(
         f'<div class="card-authors">{html.escape(_authors(paper))}</div>'
         f'<div class="card-meta"><span>{area}</span>'
         f"<code>{html.escape(paper.citation_key)}</code>"
-        f'<span class="relevance">relevance {hit.relevance:.2f}</span></div>'
+        # a cosine a hair below 0 read as a fault ("relevance -0.01"): shown as none
+        f'<span class="relevance">relevance {max(0.0, hit.relevance):.2f}</span></div>'
         f"{abstract}{_bibtex_control(paper)}</article>"
     )
 

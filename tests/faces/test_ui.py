@@ -277,6 +277,8 @@ def test_card_escapes_every_field_and_marks_truncated_authors() -> None:
     assert "relevance 0.81" in card
     assert "derived label" in card
     assert "<mark>The supporting &lt;i&gt;claim&lt;/i&gt; here.</mark>" in card
+    # an unrelated paper's cosine a hair below 0 is shown as none, not "relevance -0.01"
+    assert "relevance 0.00" in ui.render_card(Hit(paper, 1, 0.5, "", -0.01), n=1)
 
 
 def test_card_tags_the_highlighted_sentence_with_its_role() -> None:
