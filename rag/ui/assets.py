@@ -129,6 +129,11 @@ p.bad { color: #b91c1c; }  /* a tab's error line (Remove, Cite my draft) */
 /* Gradio draws the chat's "↓" button on its top layer (z-index 2147480000), above the open
    sidebar (1001) that covers the page below 768 px; above the chat's own layers is enough. */
 #chat .scroll-down-button-container { z-index: var(--layer-5); }
+/* Its white circle had a clear edge: on a white answer it was not seen, and the bare "↓" read
+   as part of the text under it ("g↓eral"). */
+#chat .scroll-down-button-container button {
+  border: 1px solid var(--border-color-primary); box-shadow: 0 1px 4px rgba(0, 0, 0, 0.25);
+}
 #chat .searched { font-size: 0.85rem; color: var(--body-text-color-subdued); font-style: italic; }
 #chat .turn-pending { color: var(--body-text-color-subdued); font-style: italic; }
 #chat .turn-pending::after {

@@ -318,3 +318,26 @@ def test_the_next_answer_after_a_long_one_is_on_screen(browser: Browser, served:
         top = last.evaluate("(a) => a.getBoundingClientRect().top")
         assert view[0] <= top < view[1], (role, top, view)
     page.close()
+
+
+def test_the_chat_scroll_button_hides_the_text_under_it(browser: Browser, served: Served) -> None:
+    # A bare "↓" on the text garbled it on a phone ("g↓eral", "trajectorie↓are"; a new user,
+    # stop 60): the button is a filled circle with an edge.
+    from playwright.sync_api import expect
+
+    page = open_phone(browser, served)
+    closed_sidebar(page)
+    ask(page, "Which papers study large language models?")
+    page.locator("#chat .bubble-wrap").evaluate("(log) => log.scrollTo(0, 0)")
+    button = page.locator("#chat .scroll-down-button-container button")
+    expect(button).to_be_visible()
+    style = button.evaluate(
+        "(b) => { const s = getComputedStyle(b);"
+        " return [s.backgroundColor, s.borderTopWidth, s.borderTopColor, s.boxShadow]; }"
+    )
+    background, width, edge, shadow = style
+    clear = ("transparent", "rgba(0, 0, 0, 0)")
+    assert background not in clear, style
+    # white on the white answer with a clear edge, the circle was not seen: its edge is
+    assert width != "0px" and edge not in clear and edge != background, style
+    page.close()
