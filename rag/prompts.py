@@ -78,18 +78,13 @@ FOUND_NONE_REST = (
     "The collection has no paper on {topic}; what follows answers only the rest of the question."
 )
 
-# "What about the others?" after an answer that showed every paper on its topic: no other one
-# qualifies. Not "no paper on this", which the previous answer shows to be false.
+# "What about the others?" after an answer that showed every paper judged to be on its topic:
+# no other one qualifies. Not "no paper on this", which the previous answer shows to be false,
+# nor "no other paper is on this": the nearest others may be (IndexGuard, on federated
+# fine-tuning, below the bar for "which papers are about federated learning?").
 NO_OTHER = (
-    "The previous answer showed every paper in the collection on this; no other one is. "
-    "The nearest others, none of them close enough, are listed below."
-)
-
-# "Any other papers on federated learning?" when no other is judged to be on it, yet some use its
-# words: the answer's first line, before their lines.
-OTHERS_USE_ITS_WORDS = (
-    "No other paper is judged to be on this as closely as those shown before; these others use "
-    "its words."
+    "No other paper is judged as close to this as those the previous answer showed; the "
+    "nearest others are listed below."
 )
 
 # "What about the third one?" after an answer that listed two papers (rag/answer/condense.py).

@@ -120,9 +120,6 @@ NEAREST_SHOWN = 5
 # "Which of them do not use RL?": a paper of the set holding this much of "use RL" (IDF-weighted,
 # as the abstention reads it) says it does, whatever the choice on those words picked.
 SAYS_IT_COVERAGE = 0.5
-# "Any other papers on X?" when no other is judged on X: one holding this much of X's words (as
-# the abstention weighs them: "graph neural networks" is not held by a paper on neural networks).
-USES_ITS_WORDS = 0.8
 _DESCRIBES = re.compile(r"(?:about|on|of|in|for|with|an?|the)\b", re.IGNORECASE)
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
@@ -551,17 +548,6 @@ def answer_stream(
     if shown_before:
         relevant = [h for h in relevant if h.paper.id not in shown_before]
         hits = [h for h in hits if h.paper.id not in shown_before]
-        if not relevant:
-            # "any other papers on federated learning?" when no other one is judged on it:
-            # those that use its words are no answer to deny (IndexGuard opens "Federated
-            # parameter-efficient fine-tuning ..."), and the line first says what they are.
-            its_words = question_terms(index, query)
-            relevant = [
-                h
-                for h in hits
-                if its_words and term_coverage(index, its_words, h.paper.id) >= USES_ITS_WORDS
-            ][:NEAREST_SHOWN]
-            nearest_only = prompts.OTHERS_USE_ITS_WORDS if relevant else nearest_only
     if fields and relevant and not outside and not mere_nearest:
         # "who are the authors of the paper on X?"; not of papers that are only the nearest
         # ("Who invented backpropagation?": their authors would read as the answer)
@@ -655,7 +641,9 @@ def answer_stream(
         # vs PPO?": the paper on DPO, which BM25 finds and the sentence vectors do not), then
         # the rest, most relevant first (below the bar, an off-topic question's probabilities
         # follow the fused rank more than the words).
-        bar = settings.paper_probability
+        # After papers on it were shown ("any other papers on that?"), the next most probable
+        # come first: IndexGuard, "Federated ... fine-tuning", before a Markov-chain paper.
+        bar = 0.0 if shown_before else settings.paper_probability
         ordered = sorted(hits, key=lambda h: (-max(chance.get(h.paper.id, 0.0), bar), -h.relevance))
         nearest = tuple(
             Hit(h.paper, i, h.score, h.snippet, h.relevance)

@@ -856,7 +856,7 @@ def test_other_papers_are_the_rest_of_the_collection_or_none(
     if others:
         assert set(first_authors(after)) & others, after.answer
     else:  # "no other paper", not "the collection has no paper on this"
-        assert after.answer.startswith("The previous answer showed every paper"), after.answer
+        assert after.answer.startswith(prompts.NO_OTHER), after.answer
 
 
 @pytest.mark.parametrize(

@@ -245,19 +245,17 @@ def test_which_of_them_do_not_says_so_when_each_of_them_does(real_seed_index: In
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("follow_up", ["any other papers on federated learning?", "any others?"])
-def test_other_papers_that_use_the_topic_s_words_are_not_denied(
-    real_seed_index: Index, follow_up: str
-) -> None:
+def test_other_papers_that_use_the_topic_s_words_are_not_denied(real_seed_index: Index) -> None:
     # IndexGuard opens "Federated parameter-efficient fine-tuning ...", yet the per-paper
-    # judgement does not list it: "No other paper: the previous answer showed every paper in
-    # the collection on this" was untrue (a new user, stop 60).
+    # judgement does not list it: "The previous answer showed every paper in the collection on
+    # this; no other one is" was untrue (a new user, stop 60). It is listed first among the
+    # nearest others, after a line that says what the judgement found.
     first, others = session(
-        real_seed_index, ["which papers are about federated learning?", follow_up]
+        real_seed_index, ["which papers are about federated learning?", "any other papers on that?"]
     )
-    assert "Javad Dogani" in first_authors(first) + first_authors(others), others.answer
     if "Javad Dogani" not in first_authors(first):
-        assert others.answer.startswith(prompts.OTHERS_USE_ITS_WORDS)
+        assert others.answer == prompts.NO_OTHER
+        assert others.nearest[0].paper.authors[0] == "Javad Dogani"
 
 
 @pytest.mark.slow
