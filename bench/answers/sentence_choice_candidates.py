@@ -14,7 +14,11 @@ folder:
   and `reports` together);
 - `method voice`: the paper's own voice introducing ("we propose", "we introduce");
 - `role probabilities`: the role model's probability of each role, not only its choice;
-- `finding probability`: its probability of result or conclusion.
+- `finding probability`: its probability of result or conclusion;
+- `echo` (stop 60): the share of a sentence's content words the question holds, and how many
+  it adds: the aim restated ("How does a deep federated multi-view clustering framework
+  perform?" answered "Guan et al. propose a novel deep federated multi-view clustering
+  framework") echoes the question and adds little.
 
 Writes bench/results/sentence_choice_candidates.md: top-1 (the wanted sentence chosen) per set,
 the current features refitted beside each candidate.
@@ -53,8 +57,10 @@ def _found(pattern: re.Pattern[str], texts: list[str]) -> np.ndarray:
     return np.array([bool(pattern.search(t)) for t in texts])
 
 
-def extra_columns(texts: list[str], candidate: str) -> dict[str, np.ndarray]:
+def extra_columns(texts: list[str], candidate: str, question: str = "") -> dict[str, np.ndarray]:
     """The candidate's columns for one paper's sentences (in abstract order)."""
+    if candidate == "echo":
+        return echo_columns(question, texts)
     own = _found(wanted_module._OWN_WORK, texts)
     if candidate == "finding voice":
         return {"finding_voice": (own & _found(wanted_module._REPORTS, texts)).astype(float)}
@@ -70,6 +76,16 @@ def extra_columns(texts: list[str], candidate: str) -> dict[str, np.ndarray]:
     return {"p:finding": p[:, names.index("result")] + p[:, names.index("conclusion")]}
 
 
+def echo_columns(question: str, texts: list[str]) -> dict[str, np.ndarray]:
+    """How much of each sentence only says the question back: the share of its content words
+    the question holds (`echo`), and how many words it adds (`adds`, log)."""
+    asked = set(wanted_module.question_terms(question))
+    stems = [set(wanted_module.content_stems(t)) for t in texts]
+    echo = np.array([len(s & asked) / len(s) if s else 0.0 for s in stems])
+    adds = np.array([np.log1p(len(s - asked)) for s in stems])
+    return {"echo": echo, "adds": adds}
+
+
 def with_candidate(candidate: str) -> Any:
     """`choice_features` with the candidate's columns, shared and per question tag."""
 
@@ -77,7 +93,7 @@ def with_candidate(candidate: str) -> Any:
         names, x = SHIPPED(question, pairs, cosines, shared)
         if not names:
             return names, x
-        extra = extra_columns([s for s, _ in pairs], candidate)
+        extra = extra_columns([s for s, _ in pairs], candidate, question)
         tags = wanted_module.question_tags(question)
         names = [*names, *extra, *(f"{t}:{k}" for t in tags for k in extra)]
         cols = [*extra.values(), *(v for _ in tags for v in extra.values())]
@@ -102,7 +118,9 @@ def refit(cases: list[dict[str, Any]]) -> tuple[float, dict[str, float]]:
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--only", default="", help="comma-separated candidates (default: all)")
+    args = p.parse_args()
     cases = json.loads(sc.CASES.read_text())
     sets = sorted({c["set"] for c in cases})
     held = [c for c in cases if c["set"] not in (*sc.FITTING, sc.LISTS_FIT, sc.ASPECTS_FIT)]
@@ -115,7 +133,9 @@ def main() -> None:
         )
     }
     for candidate in ("none", "finding voice", "method voice", "role probabilities",
-                      "finding probability"):  # fmt: skip
+                      "finding probability", "echo"):  # fmt: skip
+        if args.only and candidate not in ("none", *args.only.split(",")):
+            continue
         wanted_module.choice_features = (
             SHIPPED if candidate == "none" else with_candidate(candidate)
         )
