@@ -901,7 +901,12 @@ def rule_rewrite(
 
     pair = PAIR_REF.search(text) or PAIR_PRONOUN.search(text)
     found = _PLURAL_REF.search(text) or pair or _SINGULAR_REF.search(text)
-    wanted = numbers if found is None or _PLURAL_REF.search(text) or pair else numbers[:1]
+    # "who wrote it?" after an answer on several papers: "it" could be any, and each record is
+    # a line, so each one's (the first alone looked like the answer's only paper's)
+    ambiguous = found is not None and found.group().lower() in _BARE_IT and record_fields(text)
+    wanted = (
+        numbers if found is None or _PLURAL_REF.search(text) or pair or ambiguous else numbers[:1]
+    )
     papers = _unique(_cited(last, k, resolve) for k in wanted)
     the_others = found is not None and bool(_OTHERS_REF.fullmatch(found.group()))
     if the_others:

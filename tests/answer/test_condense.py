@@ -614,7 +614,6 @@ def test_it_after_bare_words_answered_from_several_papers_is_those_words(
         ),
         (KEYWORDS, "what is its main result?"),  # "its" after several papers: the first's
         (KEYWORDS, "how does that paper evaluate?"),
-        (KEYWORDS, "who wrote it?"),  # the record's question is a paper's
     ],
 )
 def test_it_after_asking_for_a_paper_is_the_first_paper(turns: list[Turn], question: str) -> None:
@@ -1009,3 +1008,13 @@ def test_a_possessive_of_a_plural_topic_or_name_is_written_as_english_writes_it(
     assert rule_rewrite("what are its limitations?", one).question == (
         "what are Loubes' limitations?"
     )
+
+
+def test_who_wrote_it_after_several_papers_is_asked_of_each() -> None:
+    # "it" could be either paper: the first's authors alone read as the answer's only paper's
+    # (a new user, stop 60); a question of its content stays with the first.
+    assert rule_rewrite("who wrote it?", TWO_PAPERS).papers == (ALPHA, BETA)
+    assert rule_rewrite("what dataset does it use?", TWO_PAPERS).papers == (ALPHA,)
+    # after a topic, the record's question is still the papers' (stop 59: the first's alone)
+    after_topic = rule_rewrite("who wrote it?", KEYWORDS)
+    assert after_topic.papers == (ALPHA, BETA) and "AlphaNet" in after_topic.question
