@@ -222,12 +222,12 @@ BY_PEOPLE_UNADDRESSED = (
 # "Which of them do not use RL?": the answer's first line, naming the papers listed earlier that
 # are about "use RL" (left out), before the others; when every one is, before what each says on
 # it; when none is, before each of them.
-SOME_IN_SET_DO = "Of the papers listed earlier, {names} {are} judged {does}; the others are below."
+SOME_IN_SET_DO = "Of the papers listed earlier, {names} {are} about {words}; the others are below."
 EACH_IN_SET_DOES = (
-    "Each paper listed earlier is judged {does}, so none is one that does not; here is what "
-    "each says on it."
+    "Each paper listed earlier is about {words}, so none is one without it; here is what each "
+    "says on it."
 )
-NONE_IN_SET_DOES = "None of the papers listed earlier is judged {does}."
+NONE_IN_SET_DOES = "None of the papers listed earlier is about {words}."
 
 NONE_IN_SET = (
     "None of the papers listed earlier is about this; the paper below is from the rest of the "

@@ -120,7 +120,14 @@ NEAREST_SHOWN = 5
 # "Which of them do not use RL?": a paper of the set holding this much of "use RL" (IDF-weighted,
 # as the abstention reads it) says it does, whatever the choice on those words picked.
 SAYS_IT_COVERAGE = 0.5
-_DESCRIBES = re.compile(r"(?:about|on|of|in|for|with|an?|the)\b", re.IGNORECASE)
+# The verb or preposition before what a negated choice is about ("use RL", "need clean labels",
+# "about graphs", "rely on labels"): the line quotes what follows.
+_DOING_VERB = re.compile(
+    r"^(?:(?:use|uses|using|need|needs|require|requires|rely\s+on|relies\s+on|have|has|do|does|"
+    r"involve|involves|apply|applies|train\s+with|deal\s+with)\s+)?"
+    r"(?:(?:about|on|with|of)\s+)?",
+    re.IGNORECASE,
+)
 
 # "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
 _MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
@@ -907,18 +914,19 @@ def _the_rest(
         p.id for p in condensed.papers if term_coverage(index, terms, p.id) >= SAYS_IT_COVERAGE
     }
     listed = list(hits_of(index, condensed.question, condensed.papers, hits))
-    does = f"to be {doing}" if _DESCRIBES.match(doing) else f"to {doing}"
+    # what the choice was judged on, quoted: "use RL" as "RL", "about graphs" as "graphs"
+    words = _quoted([_DOING_VERB.sub("", doing, count=1) or doing])
     them = [h.paper for h in listed if h.paper.id in left_out]
     if len(them) == len(listed):
-        return listed, prompts.EACH_IN_SET_DOES.format(does=does), doing
+        return listed, prompts.EACH_IN_SET_DOES.format(words=words), doing
     rest = [h for h in listed if h.paper.id not in left_out]
     if not them:
-        return rest, prompts.NONE_IN_SET_DOES.format(does=does), "What about them?"
+        return rest, prompts.NONE_IN_SET_DOES.format(words=words), "What about them?"
     names = [paper_name(p) for p in them]
     line = prompts.SOME_IN_SET_DO.format(
         names=", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0],
         are="is" if len(them) == 1 else "are",
-        does=does,
+        words=words,
     )
     # what each of the others says, as "what about the others?" has it: no sentence says what
     # a paper does not do
