@@ -637,6 +637,15 @@ def _each_place(
     return out
 
 
+# A pronoun ranked against something: "does it beat X?", "is it better than X?", "does it
+# outperform X?".
+_RANKED_AGAINST = re.compile(
+    r"\b(?:beats?|beating|outperforms?|outperforming|surpass(?:es)?|"
+    r"(?:better|worse|faster|slower|cheaper|stronger|more\s+\w+|less\s+\w+)\s+than)\b",
+    re.IGNORECASE,
+)
+
+
 def _it_beside(text: str, others: re.Match[str]) -> re.Match[str] | None:
     """The bare "it" before another reference in `text` ("how does it compare to the other
     one?", "is it faster than the first?")."""
@@ -942,6 +951,9 @@ def rule_rewrite(
         and not the_others
         and not record_fields(question)
         and not _asked_what_they_propose(last, asked_alone)
+        # "does it beat standard GNNs?", "is it better than adversarial debiasing?": what
+        # beats another is a method, a paper's, not the topic asked about
+        and not _RANKED_AGAINST.search(text)
     )
     subject = topic_of(asked_alone, topic_spans) if asks_topic else None
     if subject and asked_alone.found_none and not last.found_none:

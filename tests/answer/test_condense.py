@@ -1018,3 +1018,14 @@ def test_who_wrote_it_after_several_papers_is_asked_of_each() -> None:
     # after a topic, the record's question is still the papers' (stop 59: the first's alone)
     after_topic = rule_rewrite("who wrote it?", KEYWORDS)
     assert after_topic.papers == (ALPHA, BETA) and "AlphaNet" in after_topic.question
+
+
+@pytest.mark.parametrize(
+    "question", ["does it beat standard GNNs?", "is it better than adversarial debiasing?"]
+)
+def test_it_ranked_against_another_method_is_the_paper_not_the_topic(question: str) -> None:
+    # "does GNN robustness beat standard GNNs?" was searched (the stop's re-trial): a topic
+    # does not beat a method
+    result = rule_rewrite(question, KEYWORDS)
+    assert "model design" not in result.question and "AlphaNet" in result.question
+    assert result.papers == (ALPHA,)
