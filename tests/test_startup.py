@@ -68,7 +68,8 @@ def test_help_and_error_paths_import_no_model(tmp_path: Path) -> None:
     assert help_code == 0 and "ingest" in help_text
     assert search[0] == 1 and "No index at" in search[1]
     assert listing[0] == 1 and "No index at" in listing[1]
-    assert ingest_missing[0] == 3 and "no-such-file.jsonl: no such file" in ingest_missing[1]
+    # nothing read: an error, not "partial" (stop 60)
+    assert ingest_missing[0] == 1 and "no-such-file.jsonl: no such file" in ingest_missing[1]
     assert out["heavy"] == []
     assert not (tmp_path / "none").exists()  # reading nothing creates no index
 

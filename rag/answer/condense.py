@@ -779,9 +779,10 @@ def asks_past_shown(question: str) -> bool:
     return bool(_PAST_SHOWN.search(question)) and not refers_back(_OF_THE_TOPIC.sub(" ", question))
 
 
-# "any other papers on that?", "more work like this?": the pronoun is the topic, not the papers.
+# "any other papers on that?", "more about this?": the pronoun is the topic, not the papers (but
+# "what else is like it?" asks for papers like the one shown).
 _OF_THE_TOPIC = re.compile(
-    r"\b(?:on|about|regarding|like|in)\s+(?:that|this|it|these|those)\b(?=\s*[?.!]*\s*$)",
+    r"\b(?:on|about|regarding|in)\s+(?:that|this|it|these|those)\b(?=\s*[?.!]*\s*$)",
     re.IGNORECASE,
 )
 

@@ -796,7 +796,7 @@ def test_a_follow_up_past_the_papers_shown_searches_the_rest(question: str) -> N
         "are there others?",
         # the pronoun is the topic: it was asked of the two papers again (a new user, stop 60)
         "any other papers on that?",
-        "more work like this?",
+        "any other work about this?",
     ],
 )
 def test_one_that_names_no_topic_searches_the_set_s_question(question: str) -> None:
