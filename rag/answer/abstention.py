@@ -360,17 +360,8 @@ def documents_holding(index: Index, term: str, name: bool) -> np.ndarray:
         rows = [bm25.documents_with(f) for f in bm25.family(term)]
         return np.unique(np.concatenate(rows)) if rows else bm25.documents_with(term)
     forms = {term, term[:-1]} if len(term) > 2 and term.endswith("s") else {term}
-    # "Qwen" is held by a paper naming "Qwen2.5-3B" (`BM25Index.versions`), but "CLIP" not by
-    # one on "PPO clipping", which the stemmer reads alike: the name itself is in its text
-    named = re.compile(
-        rf"\b(?:{'|'.join(map(re.escape, forms))})(?:e?s|\d[\w.]*)?\b", re.IGNORECASE
-    )
-    direct = np.unique(
-        np.concatenate(
-            [bm25.documents_with(v) for form in forms for v in (form, *bm25.versions(form))]
-        )
-    )
-    rows = [np.array([r for r in direct if _writes(index, int(r), named)], dtype=direct.dtype)]
+    # "Qwen" is held by a paper naming "Qwen2.5-3B" (`BM25Index.versions`)
+    rows = [bm25.documents_with(v) for form in forms for v in (form, *bm25.versions(form))]
     defined = _definitions(index)
     for form in forms:
         for words in defined.get(form, ()):
@@ -378,13 +369,6 @@ def documents_holding(index: Index, term: str, name: bool) -> np.ndarray:
             if stems:
                 rows.append(functools.reduce(np.intersect1d, map(bm25.documents_with, stems)))
     return np.unique(np.concatenate(rows))
-
-
-def _writes(index: Index, row: int, pattern: re.Pattern[str]) -> bool:
-    """Whether the paper at BM25 `row` writes what `pattern` matches (one that only spells an
-    acronym out is found by its definition, in `documents_holding`)."""
-    paper = index.papers.get(index.bm25().ids[row])
-    return paper is None or bool(pattern.search(paper_text(paper)))
 
 
 _defined: dict[str, dict[str, set[tuple[str, ...]]]] = {}

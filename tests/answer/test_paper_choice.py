@@ -337,13 +337,3 @@ def test_a_word_is_held_by_a_paper_writing_another_of_its_family(
 def test_the_family_of_a_stem(seed_index: Index, word: str, family: set[str]) -> None:
     bm25 = seed_index.bm25()
     assert set(bm25.family(bm25.stem(word))) == family
-
-
-@pytest.mark.slow
-def test_an_acronym_is_held_by_a_paper_writing_it_not_a_word_the_stemmer_reads_alike(
-    real_seed_index: Index,
-) -> None:
-    # "CLIP zero-shot robustness" cited TRM for its "PPO clipping" (the stop's re-trial).
-    answer = api.ask("CLIP zero-shot robustness", index=real_seed_index, backend=None)
-    assert "Yingru Li" not in {c.hit.paper.authors[0] for c in answer.citations}, answer.answer
-    assert "“CLIP”" in answer.answer  # said to be in no paper
