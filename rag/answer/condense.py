@@ -223,8 +223,9 @@ _DEMONSTRATIVE = re.compile(
 # last answer left out.
 _OTHERS = (
     rf"\bthe\s+(?:others\b|rest\b|remaining\s+{_ONE}s?\b"
-    # "the other one", "the other fairness paper"
-    rf"|other(?:(?:\s+[a-z][\w-]*){{0,2}}?\s+{_ONE}s?\b|\b{_ENDS_PHRASE}))"
+    # "the other one", "the other fairness paper" (not "on the other hand the model ...")
+    rf"|other(?:(?:\s+(?!(?:the|an?|of|on|in|hand|side)\b)[a-z][\w-]*)?\s+{_ONE}s?\b"
+    rf"|\b{_ENDS_PHRASE}))"
 )
 # "Which one ...?" (not "which one of the methods"): a choice among the papers just cited.
 _WHICH_ONE = r"\bwhich\s+ones?\b(?!\s+(?:of|paper|papers|method|methods)\b)"
@@ -599,7 +600,7 @@ def _with_topic(question: str, span: tuple[int, int], topic: str) -> str:
 
 
 def _owning(words: str) -> str:
-    """`words` as a possessive: "ConPress's", "LLMs'" (not "LLMs's")."""
+    """`words` as a possessive: "CELL's", "LLMs'" (not "LLMs's"), "Loubes'"."""
     return words + ("'" if words.endswith("s") else "'s")
 
 
@@ -637,11 +638,12 @@ def _each_place(
     return out
 
 
-# A pronoun ranked against something: "does it beat X?", "is it better than X?", "does it
-# outperform X?".
+# "it" ranked against something: "does it beat X?", "it outperforms X?", "is it better than X?",
+# "is it more robust than X?"; not "why does it happen more often than expected?".
 _RANKED_AGAINST = re.compile(
-    r"\b(?:beats?|beating|outperforms?|outperforming|surpass(?:es)?|"
-    r"(?:better|worse|faster|slower|cheaper|stronger|more\s+\w+|less\s+\w+)\s+than)\b",
+    r"\bit\s+(?:beats?|outperforms?|surpass(?:es)?)\b"
+    r"|\b(?:does|did|can|could|would|will)\s+it\s+(?:beat|outperform|surpass)\b"
+    r"|\b(?:is|was)\s+it\s+(?:\w+er|more\s+\w+|less\s+\w+)\s+than\b",
     re.IGNORECASE,
 )
 
@@ -782,7 +784,7 @@ def asks_past_shown(question: str) -> bool:
 # "any other papers on that?", "more about this?": the pronoun is the topic, not the papers (but
 # "what else is like it?" asks for papers like the one shown).
 _OF_THE_TOPIC = re.compile(
-    r"\b(?:on|about|regarding|in)\s+(?:that|this|it|these|those)\b(?=\s*[?.!]*\s*$)",
+    r"\b(?:on|about|regarding)\s+(?:that|this)\b(?=\s*[?.!]*\s*$)",
     re.IGNORECASE,
 )
 

@@ -102,11 +102,17 @@ def negated_only_stems(
     return cache[(paper.id, done_without)]
 
 
-_CONTRACTED = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo)n['\u2019]t\b", re.I)
+_CONTRACTED = re.compile(
+    r"\b(do|does|did|is|are|was|were|has|have|had|ca|wo|would|could|should|need|must)"
+    r"n['\u2019]t\b",
+    re.IGNORECASE,
+)
 _CONTRACTED_FORMS = {"ca": "can", "wo": "will"}
 # What asks the opposite, before the words it governs: "do not", "don't use", "without".
 _ASKING_NOT = re.compile(
-    r"^\s*(?:(?:do|does|did|is|are|was|were|has|have|had|can|will)\s+)?"
+    r"^\s*(?:(?:have|has)\s+no|lacks?|lacking)\s+|"
+    r"^\s*(?:(?:do|does|did|is|are|was|were|has|have|had|can|will|would|could|should|need|"
+    r"must)\s+)?"
     r"(?:not(?!\s+only\b)|never|no\s+longer)\s+|^\s*cannot\s+|^\s*(?:(?:use|need|rely\s+on|require)\s+)?(?:no|without)\s+",
     re.IGNORECASE,
 )

@@ -33,6 +33,7 @@ from rag.answer.abstention import (
     BM25_K1,
     Decision,
     asked_without,
+    decide,
     documents_holding,
     idf,
     logistic,
@@ -225,3 +226,17 @@ def answers_alone(judged: Sequence[Judged], decision: Decision, settings: Settin
     reject it (`Settings.answer_probability`, above `LEAST_ANSWERABILITY_ALONE`)."""
     best = max((j.probability for j in judged), default=0.0)
     return best >= settings.answer_probability and decision.probability >= LEAST_ANSWERABILITY_ALONE
+
+
+def answered_from(index: Index, question: str, hits: Sequence[Hit]) -> list[Hit]:
+    """The papers of `hits` that an answer to `question` would be drawn from by this judgement
+    (none when the collection signals reject it and no paper answers alone), most probable
+    first: what the Library's search lists beside the papers its words match."""
+    if not hits:
+        return []
+    settings = index.settings
+    decision = decide(index, question, list(hits), settings.min_relevance)
+    judged = judge(index, question, hits, question_terms(index, question), decision)
+    if not decision.answerable and not answers_alone(judged, decision, settings):
+        return []
+    return chosen(judged, settings.paper_probability)

@@ -87,7 +87,7 @@ from rag.answer.topicless import (
     searched_asks_no_paper,
     small_talk,
 )
-from rag.answer.unanswered import listed_note, rest_note
+from rag.answer.unanswered import and_joined, listed_note, rest_note
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
@@ -922,9 +922,8 @@ def _the_rest(
     rest = [h for h in listed if h.paper.id not in left_out]
     if not them:
         return rest, prompts.NONE_IN_SET_DOES.format(words=words), "What about them?"
-    names = [paper_name(p) for p in them]
     line = prompts.SOME_IN_SET_DO.format(
-        names=", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0],
+        names=and_joined([paper_name(p) for p in them]),
         are="is" if len(them) == 1 else "are",
         words=words,
     )

@@ -63,8 +63,8 @@ def listed_note(
     if one or len(places) < len(listed):
         words = [place_word(n) for n in places]
         named = [speaker(listed[n - 1])[0] for n in places]
-        which = f"the {_and(words)} paper{'' if one else 's'}"
-        names = f", {_and([n for n in named if n])}," if any(named) else ""
+        which = f"the {and_joined(words)} paper{'' if one else 's'}"
+        names = f", {and_joined([n for n in named if n])}," if any(named) else ""
     else:
         which, names = "the papers", ""
     return prompts.FOUND_NONE_LISTED.format(
@@ -90,6 +90,6 @@ def _on(turn: Turn, spans: Spans) -> str:
     return f"on {topic}" if topic else f"for “{(turn.typed or turn.question).strip()}”"
 
 
-def _and(words: Sequence[str]) -> str:
+def and_joined(words: Sequence[str]) -> str:
     """“a”; “a and b”; “a, b and c”."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"

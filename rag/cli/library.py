@@ -78,8 +78,11 @@ def ingest(
         )
         + (f"; {len(report.errors)} problem(s) above" if report.errors else "")
     )
-    if report.partial and not (report.added or report.updated or report.unchanged):
-        ctx.exit(1)  # every file or record was skipped: nothing is in the index from them
+    if report.partial and not (
+        report.added or report.updated or report.unchanged or report.removed
+    ):
+        # every file or record was skipped, each named above: nothing came from them
+        ctx.exit(1)
     if report.partial:
         ctx.exit(EXIT_PARTIAL)
 

@@ -192,16 +192,19 @@ class BM25Index:
 
     def family(self, term: str) -> list[str]:
         """Return the indexed stems of `term`'s word family that the stemmer keeps apart: a
-        final "y" it writes as "i" against the "-ic", "-etic" or "-ification" forms ("theori"
-        and "theoret", "verifi" and "verif", "appli" and "applic", "noisi" and "nois"), with
-        `term` itself when indexed."""
+        final "y" it writes as "i" against the "-ic", "-etic", "-ication" forms ("theori" and
+        "theoret", "appli" and "applic"), "-ify" against "-ification" ("verifi" and "verif"),
+        with `term` itself when indexed. Not a bare "-y" against its stem: "memori" (memory)
+        is no "memor" (memorization), "fulli" no "full"."""
         if self._model is None:
             return []
         forms = {term}
         if len(term) >= FAMILY_LETTERS:
-            if term.endswith("i"):
-                forms |= {term[:-1], term[:-1] + "et", term[:-1] + "ic"}
-            else:
+            if term.endswith("i"):  # "theori": "theoret(ical)", "appli": "applic(ation)"
+                forms |= {term[:-1] + "et", term[:-1] + "ic"}
+            if term.endswith("fi"):  # "verifi(er)": "verif(ication)"
+                forms.add(term[:-1])
+            if term.endswith("if"):
                 forms.add(term + "i")
             if term.endswith(("et", "ic")):
                 forms.add(term[:-2] + "i")

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from rag import api, prompts
 from rag.answer import paper_choice
-from rag.answer.abstention import decide, question_terms
 from rag.cite.claims import NEAR_MISS, accept_nearest
 from rag.errors import RagError
 from rag.ui.render import on_the_page
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
     from rag.answer.pipeline import Answer
     from rag.cite.claims import CitedDraft, DraftSentence, Support
     from rag.index.paper_index import Index
-    from rag.records import Hit, Paper
+    from rag.records import Paper
 
 UPLOAD_TYPES = [".txt", ".jsonl", ".json", ".csv", ".bib", ".ris", ".nbib"]
 MAX_UPLOAD_MB = 50
@@ -208,27 +207,17 @@ def library_search(query: str, *, index: Index) -> list[Paper]:
     paper, which no abstract's words match all of). An empty query returns every paper, by key.
     """
     papers = api.list_papers(index=index)
-    needle = " ".join((query or "").split()).casefold()
+    typed = " ".join((query or "").split())
+    needle = typed.casefold()
     if not needle:
         return papers
-    hits = api.search(needle, index=index, k=min(len(papers), LIBRARY_RANKED)) if papers else []
+    # as typed: a name's capitals tell the search and the judgement it is one
+    hits = api.search(typed, index=index, k=min(len(papers), LIBRARY_RANKED)) if papers else []
     rank = {h.paper.id: n for n, h in enumerate(hits)}
-    close = {h.paper.id for h in answered_from(index, needle, hits)}
+    close = {h.paper.id for h in paper_choice.answered_from(index, typed, hits)}
     words = _words(needle)
     found = [p for p in papers if p.id in close or _matches(p, needle, words)]
     return sorted(found, key=lambda p: rank.get(p.id, len(rank)))  # stable: the rest by key
-
-
-def answered_from(index: Index, query: str, hits: Sequence[Hit]) -> list[Hit]:
-    """The papers of `hits` that `ask` would answer `query` from (none when it would abstain)."""
-    if not hits:
-        return []
-    settings = index.settings
-    decision = decide(index, query, list(hits), settings.min_relevance)
-    judged = paper_choice.judge(index, query, hits, question_terms(index, query), decision)
-    if not decision.answerable and not paper_choice.answers_alone(judged, decision, settings):
-        return []
-    return paper_choice.chosen(judged, settings.paper_probability)
 
 
 def library_table(papers: Sequence[Paper]) -> dict[str, list[Any]]:

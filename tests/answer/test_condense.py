@@ -1029,3 +1029,28 @@ def test_it_ranked_against_another_method_is_the_paper_not_the_topic(question: s
     result = rule_rewrite(question, KEYWORDS)
     assert "model design" not in result.question and "AlphaNet" in result.question
     assert result.papers == (ALPHA,)
+
+
+@pytest.mark.parametrize(
+    ("question", "kept"),
+    [
+        # ranked, but not "it" against a method: the topic still (this stop's review)
+        ("why does it happen more often than expected?", "model design"),
+        ("does it happen faster than memorization?", "model design"),
+    ],
+)
+def test_it_in_a_comparison_of_its_own_is_still_the_topic(question: str, kept: str) -> None:
+    assert kept in rule_rewrite(question, KEYWORDS).question
+
+
+def test_only_on_or_about_that_points_past_the_papers_shown() -> None:
+    from rag.answer.condense import asks_past_shown
+
+    assert asks_past_shown("any other papers on that?")
+    assert not asks_past_shown("what else is in it?")
+    assert not asks_past_shown("what else is known about it?")
+    # "on the other hand" is no other paper
+    assert (
+        "AlphaNet"
+        not in rule_rewrite("on the other hand the model overfits, why?", CHOSE_BETA).question
+    )

@@ -66,6 +66,10 @@ def test_a_word_said_elsewhere_too_is_not_negated_only() -> None:
         ("use RL, not supervision?", None),  # picks those that use RL
         ("is about graphs?", None),
         ("not only scales but is exact?", None),
+        # more forms (this stop's review): "wouldn't", "have no", "lack"
+        ("wouldn't use RL?", "use RL"),
+        ("have no code?", "code"),
+        ("lack labels?", "labels"),
     ],
 )
 def test_a_choice_asking_for_those_that_do_not(words: str, opposite: str | None) -> None:
