@@ -638,12 +638,13 @@ def _each_place(
     return out
 
 
-# "it" ranked against something: "does it beat X?", "it outperforms X?", "is it better than X?",
-# "is it more robust than X?"; not "why does it happen more often than expected?".
+# "it" ranked against something: "does it beat X?", "it outperforms X?", "is it better than X?";
+# not "why does it happen more often than expected?" nor "is it harder than short-horizon
+# reasoning?", which rank the topic.
 _RANKED_AGAINST = re.compile(
     r"\bit\s+(?:beats?|outperforms?|surpass(?:es)?)\b"
     r"|\b(?:does|did|can|could|would|will)\s+it\s+(?:beat|outperform|surpass)\b"
-    r"|\b(?:is|was)\s+it\s+(?:\w+er|more\s+\w+|less\s+\w+)\s+than\b",
+    r"|\b(?:is|was)\s+it\s+(?:better|worse)\s+than\b",
     re.IGNORECASE,
 )
 

@@ -1037,6 +1037,7 @@ def test_it_ranked_against_another_method_is_the_paper_not_the_topic(question: s
         # ranked, but not "it" against a method: the topic still (this stop's review)
         ("why does it happen more often than expected?", "model design"),
         ("does it happen faster than memorization?", "model design"),
+        ("to what extent is it harder than short-horizon design, and why?", "model design"),
     ],
 )
 def test_it_in_a_comparison_of_its_own_is_still_the_topic(question: str, kept: str) -> None:
