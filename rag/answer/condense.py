@@ -77,7 +77,8 @@ _ORD = rf"(?:{'|'.join(_ORDINALS)}|last|latter)"
 # second use?"), not a noun ("the first stage", "on the other hand").
 _ENDS_PHRASE = (
     r"(?=\s*(?:[?.,;:!\u2013\u2014]|\s-\s|$|['\u2019]s\b|\s+(?:did|does|do|is|was|has|had|uses?|used|"
-    r"propose[sd]?|shows?|reports?|finds?|found|says?|means?|claims?|achieves?|evaluates?)\b))"
+    r"propose[sd]?|shows?|reports?|finds?|found|says?|means?|claims?|achieves?|evaluates?|"
+    r"compares?|beats?|outperforms?)\b))"
 )
 # "the second one/paper/method", or a bare "the second".
 _ORDINAL_REF = re.compile(
@@ -880,7 +881,8 @@ def rule_rewrite(
         return Condensed(rewritten, question, "rule", tuple(_unique(p for _, p in named)))
     if paper is not None and match is not None:
         rewritten = _with_name(question, match.span(), [paper])
-        it = _it_beside(text, match) if COMPARES.search(text) else None
+        ranked = COMPARES.search(text) or _RANKED_AGAINST.search(text)
+        it = _it_beside(text, match) if ranked else None
         just_shown = _unique(_cited(last, k, resolve) for k in numbers[:1]) if it else []
         if it is not None and len(numbers) == 1 and just_shown and just_shown[0].id != paper.id:
             # "how does it compare to the first?": the paper just shown beside the first

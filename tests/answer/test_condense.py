@@ -1055,3 +1055,13 @@ def test_only_on_or_about_that_points_past_the_papers_shown() -> None:
         "AlphaNet"
         not in rule_rewrite("on the other hand the model overfits, why?", CHOSE_BETA).question
     )
+
+
+def test_two_places_and_it_beside_a_place_are_each_named() -> None:
+    # this stop's review: "compare" did not end a bare ordinal, and "does it beat the first
+    # one?" dropped the paper just shown
+    three = CHOSE_BETA[0]
+    second = Turn("tell me about the second one", "BetaGAN does [1].", (BETA,))
+    result = rule_rewrite("how does the first compare to the third one?", [three])
+    assert result.question == "how does AlphaNet compare to GammaRL?"
+    assert rule_rewrite("does it beat the first one?", [three, second]).papers == (BETA, ALPHA)
