@@ -300,17 +300,12 @@ def spelled_out_only(index: Index, term: str, paper: Paper) -> bool:
     """Whether `paper` holds the acronym `term` only as the words it stands
     for, and says those only where it does without them: ConPress writes "without ... or
     reinforcement learning" and never "RL", so it does not hold "RL"."""
-    bm25 = index.bm25()
-    forms = {term, term[:-1]} if len(term) > 2 and term.endswith("s") else {term}
+    forms = _acronym_forms(term)
     text = paper_text(paper)  # what BM25 reads of it has the acronym added (rag.index.acronyms)
     if any(re.search(rf"\b{re.escape(f)}", text, re.IGNORECASE) for f in forms):
         return False
-    unsaid = negated_only(paper, bm25, done_without=True)
-    spelled = [
-        {bm25.stem(w) for w in _WORD.findall(" ".join(words)) if w not in STOPWORDS}
-        for f in forms
-        for words in _definitions(index).get(f, ())
-    ]
+    unsaid = negated_only(paper, index.bm25(), done_without=True)
+    spelled = [set(stems) for stems in _spelled_out(index, forms)]
     return bool(spelled) and all(stems & unsaid for stems in spelled if stems)
 
 
@@ -359,16 +354,30 @@ def documents_holding(index: Index, term: str, name: bool) -> np.ndarray:
     if not name:  # "theory" is held by a paper on "theoretical" explanations
         rows = [bm25.documents_with(f) for f in bm25.family(term)]
         return np.unique(np.concatenate(rows)) if rows else bm25.documents_with(term)
-    forms = {term, term[:-1]} if len(term) > 2 and term.endswith("s") else {term}
+    forms = _acronym_forms(term)
     # "Qwen" is held by a paper naming "Qwen2.5-3B" (`BM25Index.versions`)
     rows = [bm25.documents_with(v) for form in forms for v in (form, *bm25.versions(form))]
-    defined = _definitions(index)
-    for form in forms:
-        for words in defined.get(form, ()):
-            stems = [bm25.stem(w) for w in _WORD.findall(" ".join(words)) if w not in STOPWORDS]
-            if stems:
-                rows.append(functools.reduce(np.intersect1d, map(bm25.documents_with, stems)))
+    for stems in _spelled_out(index, forms):
+        if stems:
+            rows.append(functools.reduce(np.intersect1d, map(bm25.documents_with, stems)))
     return np.unique(np.concatenate(rows))
+
+
+def _acronym_forms(term: str) -> set[str]:
+    """An acronym term and, when it ends in "s", its singular ("llms": "llm")."""
+    return {term, term[:-1]} if len(term) > 2 and term.endswith("s") else {term}
+
+
+def _spelled_out(index: Index, forms: set[str]) -> list[list[str]]:
+    """The stems of each way the collection spells out the acronym `forms` ("rl": "reinforc",
+    "learn"), stop words left out."""
+    bm25 = index.bm25()
+    defined = _definitions(index)
+    return [
+        [bm25.stem(w) for w in _WORD.findall(" ".join(words)) if w not in STOPWORDS]
+        for form in forms
+        for words in defined.get(form, ())
+    ]
 
 
 _defined: dict[str, dict[str, set[tuple[str, ...]]]] = {}

@@ -619,6 +619,13 @@ def _verb_agreeing(rewritten: str, match: re.Match[str], paper: Paper) -> str:
     return rewritten[:at] + agree(verb.group(2), True) + rewritten[at + len(verb.group(2)) :]
 
 
+def _place(match: re.Match[str], listed: int) -> tuple[str, int]:
+    """The ordinal `match` ("the second one", "the latter") names and the place it points at in
+    a list of `listed` papers (1 first; "last" and "latter" its end)."""
+    word = (match.groupdict().get("a") or match.group("b")).lower()
+    return word, listed if word in ("last", "latter") else _ORDINALS[word]
+
+
 def _each_place(
     text: str, turns: Sequence[Turn], resolve: Resolver | None
 ) -> list[tuple[re.Match[str], Paper]]:
@@ -628,8 +635,7 @@ def _each_place(
     markers = _cited_numbers(listed) if listed is not None else []
     out = []
     for match in _ORDINAL.finditer(text):
-        word = (match.groupdict().get("a") or match.group("b")).lower()
-        place = len(markers) if word in ("last", "latter") else _ORDINALS[word]
+        place = _place(match, len(markers))[1]
         if listed is None or not 1 <= place <= len(markers):
             return []
         paper = _cited(listed, markers[place - 1], resolve)
@@ -855,8 +861,7 @@ def rule_rewrite(
     if match:  # "the second one": the second paper of the set, as it was listed
         listed = _set_turn(turns)
         markers = _cited_numbers(listed) if listed is not None else []
-        word = (match.groupdict().get("a") or match.group("b")).lower()
-        place = len(markers) if word in ("last", "latter") else _ORDINALS[word]
+        word, place = _place(match, len(markers))
         if listed is not None and markers and place > len(markers):
             # "the second one" after an answer on one paper: of the latest list that has one
             # (the answer before it listed two)

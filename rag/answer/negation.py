@@ -91,15 +91,23 @@ def negated_only_stems(
     only inside those that say what it does without (`_WITHOUT_CUE`)."""
     cache = _negated.setdefault(owner, {})
     if (paper.id, done_without) not in cache:
-        inside: set[str] = set()
-        outside: set[str] = set()
-        for text in (paper.title or "", paper.abstract):
-            spans = negated_spans(text, _WITHOUT_CUE if done_without else _CUE)
-            for word in re.finditer(r"\w\w+", text):
-                held = any(a <= word.start() < b for a, b in spans)
-                (inside if held else outside).add(stem(word.group()))
+        inside, outside = _stems_in_spans(paper, stem, _WITHOUT_CUE if done_without else _CUE)
         cache[(paper.id, done_without)] = frozenset(inside - outside)
     return cache[(paper.id, done_without)]
+
+
+def _stems_in_spans(
+    paper: Paper, stem: Callable[[str], str], cues: re.Pattern[str]
+) -> tuple[set[str], set[str]]:
+    """The stems of `paper`'s title and abstract inside the spans `cues` open, and outside."""
+    inside: set[str] = set()
+    outside: set[str] = set()
+    for text in (paper.title or "", paper.abstract):
+        spans = negated_spans(text, cues)
+        for word in re.finditer(r"\w\w+", text):
+            held = any(a <= word.start() < b for a, b in spans)
+            (inside if held else outside).add(stem(word.group()))
+    return inside, outside
 
 
 _CONTRACTED = re.compile(
@@ -137,8 +145,4 @@ def done_without_stems(paper: Paper, stem: Callable[[str], str]) -> frozenset[st
     """Return the stems of `paper`'s title and abstract that stand where it says what it does
     without ("without requiring target sensitive labels": "requir", "target", "sensit",
     "label"), said elsewhere too or not."""
-    inside: set[str] = set()
-    for text in (paper.title or "", paper.abstract):
-        for a, b in negated_spans(text, _WITHOUT_CUE):
-            inside |= {stem(w.group()) for w in re.finditer(r"\w\w+", text[a:b])}
-    return frozenset(inside)
+    return frozenset(_stems_in_spans(paper, stem, _WITHOUT_CUE)[0])

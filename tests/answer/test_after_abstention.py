@@ -99,10 +99,6 @@ def cited(answer: Answer) -> list[Paper]:
     return [c.hit.paper for c in answer.citations]
 
 
-def id_of(paper: Paper) -> str:
-    return paper.id
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
 def test_the_second_one_after_an_abstention_is_the_second_paper_it_listed(
@@ -116,7 +112,7 @@ def test_the_second_one_after_an_abstention_is_the_second_paper_it_listed(
     assert cited(two) == [nearest[1]], two.answer
     assert two.answer.startswith(LISTED_OPENING + "the second paper it listed"), two.answer
     # "it" is the second, compared to the first: both (stop 59 answered of the first alone)
-    assert set(map(id_of, cited(three))) == {nearest[0].id, nearest[1].id}, three.answer
+    assert {p.id for p in cited(three)} == {nearest[0].id, nearest[1].id}, three.answer
     assert three.answer.startswith(
         "An earlier answer found no paper on machine translation; the first and second papers"
     )
