@@ -328,14 +328,23 @@ def test_the_chat_scroll_button_hides_the_text_under_it(browser: Browser, served
     page = open_phone(browser, served)
     closed_sidebar(page)
     ask(page, "Which papers study large language models?")
-    page.locator("#chat .bubble-wrap").evaluate("(log) => log.scrollTo(0, 0)")
-    button = page.locator("#chat .scroll-down-button-container button")
-    expect(button).to_be_visible()
-    style = button.evaluate(
-        "(b) => { const s = getComputedStyle(b);"
-        " return [s.backgroundColor, s.borderTopWidth, s.borderTopColor, s.boxShadow]; }"
+    # once the page has placed the complete answer (from its question down, off the chat's
+    # end), scrolled up, the chat offers its button; read while it is on the page (Gradio
+    # redraws it as the chat moves)
+    page.wait_for_function(
+        "() => { const l = document.querySelector('#chat .bubble-wrap');"
+        " return l.scrollHeight - l.scrollTop - l.clientHeight > 100; }",
+        timeout=5000,
     )
-    background, width, edge = style[:3]
+    page.locator("#chat .bubble-wrap").evaluate("(log) => log.scrollTo(0, 0)")
+    expect(page.locator("#chat .scroll-down-button-container button")).to_be_visible()
+    style = page.wait_for_function(
+        "() => { const b = document.querySelector('#chat .scroll-down-button-container button');"
+        " if (!b || !b.isConnected) return null; const s = getComputedStyle(b);"
+        " return [s.backgroundColor, s.borderTopWidth, s.borderTopColor]; }",
+        timeout=5000,
+    ).json_value()
+    background, width, edge = style
     clear = ("transparent", "rgba(0, 0, 0, 0)")
     assert background not in clear, style
     # white on the white answer with a clear edge, the circle was not seen: its edge is
