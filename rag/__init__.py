@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 _WHERE = {
-    "Answer": "rag.answer.pipeline",
+    "Answer": "rag.answer.rendering",
     "EvalResult": "rag.evaluation",
     "evaluate": "rag.evaluation",
     "Filters": "rag.index.retrieve",

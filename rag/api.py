@@ -18,7 +18,7 @@ from rag.records import Hit, IngestReport, Paper
 from rag.settings import Settings, load_settings
 
 if TYPE_CHECKING:
-    from rag.answer.pipeline import Answer
+    from rag.answer.rendering import Answer
     from rag.cite.claims import CitedDraft, ClaimSupport
 
 _OPEN: dict[tuple[str | None, ...], Index] = {}
@@ -166,7 +166,7 @@ def _with_entries(stream: Iterator[str | Answer], fmt: str) -> Iterator[str | An
     writes, without the abstracts."""
     from dataclasses import replace
 
-    from rag.answer.pipeline import Answer
+    from rag.answer.rendering import Answer
     from rag.cite.export import to_bibtex, to_csl_json, to_ris
 
     write = {"bibtex": to_bibtex, "ris": to_ris, "csljson": to_csl_json}[fmt]
@@ -189,7 +189,7 @@ def _with_entries(stream: Iterator[str | Answer], fmt: str) -> Iterator[str | An
 
 def ask(question: str, **kwargs: object) -> Answer:
     """Return the checked `Answer` to `question` (same arguments as `ask_stream`)."""
-    from rag.answer.pipeline import Answer
+    from rag.answer.rendering import Answer
 
     for event in ask_stream(question, **kwargs):  # type: ignore[arg-type]
         if isinstance(event, Answer):

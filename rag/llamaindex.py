@@ -38,7 +38,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from pydantic import PrivateAttr
 
 from rag import api
-from rag.answer.pipeline import Answer
+from rag.answer.rendering import Answer
 from rag.backends.base import Backend, Prompt
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters

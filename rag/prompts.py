@@ -58,7 +58,7 @@ NEAREST_ONLY = (
 )
 # Said first when the signals say the collection has a paper on the question, yet no retrieved
 # paper's own probability of addressing it reaches the bar: the most probable one is shown
-# (`pipeline._chosen_papers`), as the nearest, not as the answer.
+# (`paper_sets.chosen_papers`), as the nearest, not as the answer.
 NEAREST_WEAK = (
     "No paper clearly addresses this question, so what follows is only the nearest the "
     "collection comes to it."
@@ -87,7 +87,7 @@ NO_OTHER = (
     "nearest others are listed below."
 )
 
-# "What about the third one?" after an answer that listed two papers (rag/answer/condense.py).
+# "What about the third one?" after an answer that listed two papers (rag/answer/rewrite.py).
 NO_SUCH_PLACE = (
     "The previous answer listed {papers}, so it has no {word} one. Ask about {them} by name, or "
     "ask a new question."

@@ -190,7 +190,7 @@ import json, sys
 sys.path.insert(0, {root!r})
 from rag.ui import app as ui
 from rag import api
-from rag.answer.pipeline import Answer
+from rag.answer.rendering import Answer
 from rag.settings import Settings
 settings = Settings(index_dir={index!r}, backend="extractive")
 app = ui.build_app(settings)

@@ -46,7 +46,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 from bench.answers.chat_sessions import shared_data  # noqa: E402
 from rag.answer import abstention  # noqa: E402
-from rag.answer.condense import depends_on_history  # noqa: E402
+from rag.answer.references import depends_on_history  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import search  # noqa: E402
 from rag.ingest.pipeline import ingest  # noqa: E402

@@ -38,7 +38,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-from rag.answer.pipeline import Answer, answer  # noqa: E402
+from rag.answer.pipeline import answer  # noqa: E402
+from rag.answer.rendering import Answer  # noqa: E402
 from rag.backends.base import Backend  # noqa: E402
 from rag.backends.registry import get_backend  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402

@@ -8,7 +8,7 @@ read only the seed files, after the rule in rag/answer/condense.py (`_DEMONSTRAT
 "does that hurt accuracy on OCR-heavy tasks?"), 40 where it does not ("is it true that ...",
 "does this assistant only know the 40 abstracts?", a new topic). Ids divisible by 3 are the
 held-out part of any rule chosen on the others. Each session is asked with `rag.api.ask`
-(extractive, the first answer as history) and scored: whether `condense.refers_back` reads the
+(extractive, the first answer as history) and scored: whether `references.refers_back` reads the
 second message as pointing back, and whether the answer was rewritten and keeps to the first
 answer's papers. Appends a table to bench/results/demonstrative_followups.md and writes
 bench/results/demonstrative_followups_TAG.json.
@@ -28,7 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from bench.answers.labelled_runs import follow_ups_asked, session_bench  # noqa: E402
 from bench.answers.paper_choice import read  # noqa: E402
 from rag import api  # noqa: E402
-from rag.answer.condense import refers_back  # noqa: E402
+from rag.answer.references import refers_back  # noqa: E402
 from rag.settings import Settings  # noqa: E402
 
 

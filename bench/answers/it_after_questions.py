@@ -46,7 +46,7 @@ from bench.answers.labelled_runs import (  # noqa: E402
 )
 from bench.answers.paper_choice import read  # noqa: E402
 from rag import api  # noqa: E402
-from rag.answer.condense import paper_name  # noqa: E402
+from rag.answer.history import paper_name  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.spelling import corrected  # noqa: E402
 from rag.settings import Settings  # noqa: E402

@@ -29,7 +29,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.answers.paper_choice import open_index  # noqa: E402
 from rag import api  # noqa: E402
-from rag.answer.pipeline import Answer  # noqa: E402
+from rag.answer.rendering import Answer  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"

@@ -15,7 +15,7 @@ fitted or chosen on:
 - `aims`: "Does X?" from "To determine whether X." of structured SciFact abstracts
   (`finding_first.structured_aims`, a third held out by a hash of the id), its own paper labelled.
 
-Scored: the papers `rag ask` would use (`chosen`, as `pipeline._chosen_papers` decides) against
+Scored: the papers `rag ask` would use (`chosen`, as `paper_sets.chosen_papers` decides) against
 the labels. SciFact's labels are incomplete (another abstract may address a claim too), so its
 precision is a lower bound. The candidate: gradient-boosted trees (scikit-learn, depth 3) over
 the same ten features fitted on the three fitting parts, the biomedical rows weighted by `w`;
@@ -127,7 +127,7 @@ def aim_rows(index: Index) -> list[dict[str, Any]]:
 def chosen(rows: list[dict[str, Any]], probs: list[np.ndarray], t: float) -> list[set[str]]:
     """The papers `rag ask` would use: those at `t` or above; an answerable question keeps its
     best paper when none passes, and one the signals reject keeps none unless a paper reaches
-    the answer bar alone (`pipeline._chosen_papers`)."""
+    the answer bar alone (`paper_sets.chosen_papers`)."""
     out = []
     alone = settings().answer_probability
     for r, p in zip(rows, probs, strict=True):

@@ -17,7 +17,7 @@ fitted on their fitting part too, and with three more features, each measurable 
 
 Each candidate is a logistic regression fitted on the fitting parts of the seed questions and
 the vague ones, its threshold the best F1 there, and the papers it picks are those `rag ask`
-would use (`pipeline._chosen_papers`: the abstention's decision gates them, a paper past
+would use (`paper_sets.chosen_papers`: the abstention's decision gates them, a paper past
 `answer_probability` answers alone, an answerable question keeps its most probable paper; the
 alternatives' side judgement and the follow-up paths are left out, so the shipped row differs a
 little from `paper_choice.py answers`). Scored on each set's held-out third. Results:

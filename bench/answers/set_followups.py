@@ -62,7 +62,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 from rag import api, prompts  # noqa: E402
 from rag.answer.condense import condense  # noqa: E402
-from rag.answer.pipeline import Answer, Citation  # noqa: E402
+from rag.answer.rendering import Answer, Citation  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.ingest.pipeline import ingest  # noqa: E402
 from rag.ingest.wanted import question_terms  # noqa: E402

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from rag.answer.condense import Condensed
+from rag.answer.rewrite import Condensed
 from rag.index.catalog import per_catalog
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters

@@ -2,7 +2,7 @@
 
 After two answers of one paper each ("What is CELL?", then "What is DiP-G?"), "how do the two
 differ?", "which is better?" or "Both use X - how do they differ?" ask of both papers; "what did
-they find?" asks of the last one's authors. `rag.answer.condense` reads these words with the
+they find?" asks of the last one's authors. `rag.answer.rewrite` reads these words with the
 patterns here: a pair ("the two papers", "both", "each of them", "either paper", "neither of
 them", "they both"), a pronoun read with the next word's parts of speech (`PAIR_PRONOUN`: "the
 two differ", not "the two datasets"), and a comparison (`COMPARES`), which makes "they" a pair.

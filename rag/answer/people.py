@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 from rag import prompts
 from rag.answer.abstention import decide, question_terms
-from rag.answer.condense import Condensed
 from rag.answer.continuation import among, continues
 from rag.answer.named_papers import named_and_rest
+from rag.answer.rewrite import Condensed
 from rag.answer.topicless import asks_no_paper
 from rag.index.catalog import per_catalog
 from rag.index.paper_index import Index

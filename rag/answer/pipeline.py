@@ -7,10 +7,9 @@ passed it, so what the user sees is never retracted and never cites an unretriev
 from __future__ import annotations
 
 import functools
-import re
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -19,13 +18,10 @@ from rag import prompts
 from rag.answer import paper_choice
 from rag.answer.abstention import (
     Decision,
-    any_paper_holds,
     decide,
     decided_by_a_side,
-    done_without_share,
     question_terms,
     sides,
-    term_coverage,
     term_rarity,
     topic_spans,
     without_situation_words,
@@ -35,33 +31,15 @@ from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDet
 from rag.answer.compose import (
     Kind,
     asks_of_papers,
-    checked_as_cited,
     compose,
     question_kind,
     states_what_is_asked,
     without_names,
 )
-from rag.answer.condense import (
-    Condensed,
-    Resolver,
-    asked_of,
-    asks_for_any,
-    asks_for_more,
-    asks_of_a_pair,
-    asks_past_shown,
-    condense,
-    described_reference,
-    first_reference,
-    last_answer_papers,
-    opens_with_which,
-    paper_name,
-    refers_back,
-    to_turns,
-    without_reference,
-)
 from rag.answer.continuation import among, asks_the_collection, continues
-from rag.answer.discourse import points_back, standalone, third_person
+from rag.answer.discourse import points_back
 from rag.answer.evidence import Evidence, select_evidence
+from rag.answer.history import last_answer_papers, to_turns
 from rag.answer.language import (
     can_translate,
     detect_language,
@@ -70,10 +48,20 @@ from rag.answer.language import (
     translate,
 )
 from rag.answer.limitations import names_method
-from rag.answer.named_papers import asked_of_named, papers_named
-from rag.answer.negation import asked_the_opposite
+from rag.answer.named_papers import asked_of_named
 from rag.answer.overview import no_topic
-from rag.answer.people import asked_of_people, named_people, others_of_theirs, their_papers
+from rag.answer.paper_sets import (
+    answerable_on,
+    chosen_papers,
+    described_papers,
+    of_the_set,
+    pick_among,
+    quoted_words,
+    the_opposite,
+    the_rest,
+    theirs_first,
+)
+from rag.answer.people import asked_of_people, others_of_theirs, their_papers
 from rag.answer.record_questions import (
     BIBTEX,
     names_no_paper,
@@ -81,21 +69,40 @@ from rag.answer.record_questions import (
     record_fields,
     record_line,
 )
+from rag.answer.references import (
+    asks_for_any,
+    asks_of_a_pair,
+    opens_with_which,
+    without_reference,
+)
 from rag.answer.relevance import RelevanceCheck
+from rag.answer.rendering import (
+    Answer,
+    Citation,
+    Renderer,
+    complete_sentences,
+    fallback_notice,
+    join_notices,
+    label_prefix,
+    labelled,
+    made_standalone,
+    note_record,
+    rests_on_first_choice,
+)
+from rag.answer.resolution import condensed_question, naming_another, source_of
+from rag.answer.rewrite import Condensed, asked_of
 from rag.answer.topicless import (
     asks_no_paper,
     searched_asks_no_paper,
-    small_talk,
 )
-from rag.answer.unanswered import and_joined, listed_note, rest_note
+from rag.answer.unanswered import listed_note, rest_note
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, hits_of, search
 from rag.index.spelling import corrected
-from rag.ingest.naming import author_phrase, method_name, speaker
+from rag.ingest.naming import method_name
 from rag.ingest.wanted import (
-    asks_only_if_out,
     is_fragment,
     is_keyword_query,
     names_what_it_wants,
@@ -104,195 +111,17 @@ from rag.ingest.wanted import question_terms as wanted_terms
 from rag.records import Hit, Paper
 from rag.settings import Settings
 from rag.stance.choose import judge_for
-from rag.text import content_stems, split_sentences
+from rag.text import content_stems
 
 # The local model's job is a short synthesis: once this many of its sentences are shown, the
 # rest of its output is not read (the per-paper lines follow).
 SYNTHESIS_SENTENCES = 2
-# An earlier answer's sentence, read back from the chat's text, is one of this many closest papers'.
-_SOURCE_CANDIDATES = 5
 # An extractive answer drawing on this many papers or more gives each its own line, however the
 # question was worded: "LLMs" cited nine papers in one paragraph.
 LINES_FROM_PAPERS = 3
 # The papers an abstention lists as the nearest, most probable first: ten cards of papers none
 # of which answers made a phone's page 3,500 px tall (a new user's trial, stop 58).
 NEAREST_SHOWN = 5
-# "Which of them do not use RL?": a paper of the set holding this much of "use RL" (IDF-weighted,
-# as the abstention reads it) says it does, whatever the choice on those words picked.
-SAYS_IT_COVERAGE = 0.5
-# The verb or preposition before what a negated choice is about ("use RL", "need clean labels",
-# "about graphs", "rely on labels"): the line quotes what follows.
-_DOING_VERB = re.compile(
-    r"^(?:(?:use|uses|using|need|needs|require|requires|rely\s+on|relies\s+on|have|has|do|does|"
-    r"involve|involves|apply|applies|train\s+with|deal\s+with)\s+)?"
-    r"(?:(?:about|on|with|of)\s+)?",
-    re.IGNORECASE,
-)
-
-# "... graphs. [1] Then" -> "... graphs [1]. Then": a marker belongs to the sentence before it.
-_MARKER_AFTER_STOP = re.compile(r"([.!?])\s*((?:\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+)")
-
-
-@dataclass(frozen=True)
-class Citation:
-    """A paper cited by an answer under the number `n` it has in the answer text."""
-
-    n: int
-    hit: Hit
-    evidence: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, **self.hit.to_dict(), "evidence": self.evidence}
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A checked answer: text with `[n]` markers, the papers they point to, and why."""
-
-    question: str
-    answer: str
-    citations: tuple[Citation, ...]
-    sentences: tuple[dict[str, Any], ...]
-    abstained: bool
-    nearest: tuple[Hit, ...]
-    backend: str
-    notice: str | None = None
-    timings: dict[str, float] = field(default_factory=dict)
-    standalone: str | None = None  # what was searched, when it differs from `question`
-    language: str = "en"  # the question's language (rag/answer/language.py)
-    answerability: float | None = (
-        None  # the abstention model's probability (rag/answer/abstention.py)
-    )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "question": self.question,
-            "standalone_question": self.standalone,
-            "answer": self.answer,
-            "citations": [c.to_dict() for c in self.citations],
-            "sentences": list(self.sentences),
-            "abstained": self.abstained,
-            "nearest": [h.to_dict() for h in self.nearest],
-            "backend": self.backend,
-            "notice": self.notice,
-            "language": self.language,
-            "answerability": self.answerability,
-            "timings": {k: round(v, 4) for k, v in self.timings.items()},
-        }
-
-
-def _note_record(text: str) -> dict[str, Any]:
-    """The record of a plain statement of ours among an answer's sentences: shown, citing none."""
-    return {"text": text, "note": True, "shown": True, "supported": False, "support": 0.0,
-            "reason": "note", "citations": []}  # fmt: skip
-
-
-class _Renderer:
-    """Numbers cited papers 1, 2, ... in order of first citation and renders sentences."""
-
-    def __init__(self, evidence: list[Evidence], mode: str) -> None:
-        self.by_source = {ev.n: ev for ev in evidence}
-        self.mode = mode
-        self.numbers: dict[int, int] = {}
-        self.evidence: dict[int, str] = {}  # source -> the sentence that first supported it
-        self.parts: list[str] = []
-        self.sentences: list[dict[str, Any]] = []
-        self.supported = 0
-
-    def note(self, text: str) -> str:
-        """Show a plain statement of ours (no claim about a paper, so no citation)."""
-        self.sentences.append(_note_record(text))
-        piece = text if not self.parts else "\n" + text
-        self.parts.append(piece)
-        return piece
-
-    def add(self, checked: CheckedSentence, bullet: bool = False) -> str | None:
-        """Return the text to show for a checked sentence (None: not shown).
-
-        With `bullet`, the sentence is shown on a line of its own, as "- sentence [n]."
-        """
-        record = {
-            "text": checked.text,
-            "support": round(checked.support, 4),
-            "supported": checked.supported,
-            "attributed": checked.attributed,
-            "reason": checked.reason,
-            "citations": [],
-        }
-        if checked.foreign:
-            record["foreign"] = list(checked.foreign)
-        if not checked.supported:
-            # A copy of our instructions is never shown, not even flagged.
-            flagged = self.mode == "flag" and checked.reason != "prompt_leak"
-            record["shown"] = flagged
-            self.sentences.append(record)
-            if not flagged:
-                return None
-            shown = f"{checked.text} [unsupported]"
-        else:
-            self.supported += 1
-            numbers = [self.numbers.setdefault(s, len(self.numbers) + 1) for s in checked.sources]
-            for source, sentence in zip(checked.sources, checked.evidence, strict=False):
-                self.evidence.setdefault(source, sentence)
-            record["citations"] = numbers
-            record["shown"] = True
-            self.sentences.append(record)
-            body = _closing_quote_kept_if_opened(checked.text.rstrip())
-            stop = body[-1] if body and body[-1] in ".!?" else "."
-            body = body.rstrip(".!?")
-            shown = f"{body} {''.join(f'[{n}]' for n in numbers)}{stop}"
-        if bullet:
-            shown = "- " + shown
-        after_note = (
-            bool(self.sentences)
-            and len(self.sentences) > 1
-            and self.sentences[-2].get("note", False)
-        )
-        piece = shown if not self.parts else ("\n" if bullet or after_note else " ") + shown
-        self.parts.append(piece)
-        return piece
-
-    def follows(self, checked: CheckedSentence) -> bool:
-        """Whether the last shown sentence cites the same papers as `checked` (what it may
-        point back to)."""
-        shown = [r for r in self.sentences if r["shown"] and not r.get("note")]
-        numbers = [self.numbers.get(n) for n in checked.sources]
-        return bool(shown) and bool(numbers) and all(n in shown[-1]["citations"] for n in numbers)
-
-    def reject(self, checked: CheckedSentence, reason: str) -> None:
-        """Record a supported sentence that is not shown for `reason` (e.g. off the question)."""
-        self.sentences.append(
-            {"text": checked.text, "support": round(checked.support, 4), "supported": True,
-             "attributed": checked.attributed, "reason": reason, "citations": [],
-             "shown": False}
-        )  # fmt: skip
-
-    def said_of_sources(self) -> dict[int, str]:
-        """What the shown sentences say of each cited source, by source number."""
-        shown = [r for r in self.sentences if r["shown"] and not r.get("note")]
-        return {
-            source: " ".join(r["text"] for r in shown if number in r["citations"])
-            for source, number in self.numbers.items()
-        }
-
-    def citations(self) -> tuple[Citation, ...]:
-        return tuple(
-            Citation(
-                n, self.by_source[s].hit, self.evidence.get(s, self.by_source[s].best_sentence)
-            )
-            for s, n in sorted(self.numbers.items(), key=lambda item: item[1])
-        )
-
-
-def _complete_sentences(buffer: str, final: bool) -> tuple[list[str], str]:
-    """Split off the sentences of `buffer` that are complete; return them and the rest."""
-    sentences = split_sentences(_MARKER_AFTER_STOP.sub(r" \2\1 ", buffer))
-    if final:
-        return [s for s in sentences if s.strip()], ""
-    if len(sentences) < 2:
-        return [], buffer
-    # Keep the trailing white space: the next token may start a new word without one.
-    return sentences[:-1], sentences[-1] + buffer[len(buffer.rstrip()) :]
 
 
 def answer_stream(
@@ -317,7 +146,7 @@ def answer_stream(
         filters: restrictions on the papers used.
         top_k: papers to use (default settings.top_k).
         retriever: hybrid, dense or bm25 (default settings.retriever).
-        history: the chat so far: (question, Answer) pairs, `condense.Turn`s or chat
+        history: the chat so far: (question, Answer) pairs, `history.Turn`s or chat
             messages ({"role", "content"}); a follow-up is rewritten before retrieval.
         language: the question's language when known (detected otherwise).
 
@@ -346,14 +175,14 @@ def answer_stream(
     condensed = Condensed(query, query)
 
     def resolve(text: str) -> Paper | None:  # the paper an answer sentence came from
-        return _source_of(index, text)
+        return source_of(index, text)
 
     if history:
         llm = backend if settings.follow_up == "llm" else None
-        condensed = _condensed(index, query, terms, history, llm, resolve)
+        condensed = condensed_question(index, query, terms, history, llm, resolve)
         timings["condense_s"] = time.perf_counter() - t0
     if condensed.described is not None:
-        condensed = _described_papers(index, condensed, settings, filters)
+        condensed = described_papers(index, condensed, settings, filters)
     if condensed.question == query:
         query = typed
     else:  # rewritten from the history
@@ -370,7 +199,7 @@ def answer_stream(
             or condensed
         )
     else:
-        condensed = _naming_another(index, condensed, filters)
+        condensed = naming_another(index, condensed, filters)
     # "who wrote it?", "authors?", "when was it published?": the record answers, not the abstract.
     fields = record_fields(condensed.original)
     of_last = names_only_fields(condensed.original) or (
@@ -459,7 +288,7 @@ def answer_stream(
                 condensed = replace(asked_of(query, previous, "context"), pick=words)
                 query = standalone = condensed.question
             elif theirs:  # none when every one of them is a title-only record
-                condensed = _naming_another(index, asked_of(query, theirs, "context"), filters)
+                condensed = naming_another(index, asked_of(query, theirs, "context"), filters)
                 query = standalone = condensed.question
     decision = None
     chance: dict[str, float] = {}  # the per-paper judgement's probabilities, where it was made
@@ -475,10 +304,10 @@ def answer_stream(
         # judge, not "none of the papers listed earlier says this" (stop 58).
         condensed = replace(condensed, pick=None)
         relevant = hits_of(index, query, condensed.papers, hits)
-    elif condensed.pick is not None and (doing := _the_opposite(index, condensed)) is not None:
+    elif condensed.pick is not None and (doing := the_opposite(index, condensed)) is not None:
         # "which of them do not use RL?": the papers of the set that the same choice on "use
         # RL" leaves out (it picked Deng et al. and TreePO, both RL papers, on those words)
-        relevant, nearest_only, query = _the_rest(index, doing, condensed, hits, settings, filters)
+        relevant, nearest_only, query = the_rest(index, doing, condensed, hits, settings, filters)
         condensed = replace(
             condensed,
             question=query,
@@ -493,20 +322,23 @@ def answer_stream(
         # "Which of them ...?" says one of them is; "Did Loubes study X?" does not, so a paper of
         # theirs must pass the per-paper bar among the collection's too.
         bar = settings.paper_probability if condensed.method == "people" else None
-        relevant, outside = _pick(index, condensed.pick, condensed.papers, settings, filters, bar)
+        relevant, outside = pick_among(
+            index, condensed.pick, condensed.papers, settings, filters, bar
+        )
         if condensed.method == "people" and (
-            not relevant or (outside and not _answerable(index, condensed.pick, settings, filters))
+            not relevant
+            or (outside and not answerable_on(index, condensed.pick, settings, filters))
         ):
             # The words left beside the names ("co-authored", "protein folding") are no topic of
             # theirs nor of another paper: their papers, each with its line, after a line that
             # says the rest of the question is not what they are about.
             condensed, outside = replace(condensed, pick=None), False
-            relevant = _theirs_first(index, query, condensed.papers, hits, settings)
+            relevant = theirs_first(index, query, condensed.papers, hits, settings)
             unaddressed = True
         elif outside:
             query = condensed.pick or query
     elif condensed.method == "people":  # "Which papers has Wei Ju written?"
-        relevant = _theirs_first(index, query, condensed.papers, hits, settings)
+        relevant = theirs_first(index, query, condensed.papers, hits, settings)
     elif condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = hits_of(index, query, condensed.papers, hits)
@@ -521,14 +353,17 @@ def answer_stream(
         decision = decided_by_a_side(index, query, hits, least, decision)
         judged = paper_choice.judge(index, query, hits, terms, decision)
         chance = {j.hit.paper.id: j.probability for j in judged}
-        relevant = _chosen_papers(hits, judged, decision, settings)
+        relevant = chosen_papers(hits, judged, decision, settings)
         unheld = words_no_paper_holds(index, query) if relevant else []
         if unheld and _one_side_held(index, query):
             # "LLM safety or privacy?": the papers on privacy answer one side of the question,
             # so they are no mere nearest; that no paper writes "safety" is still worth saying.
-            nearest_only = prompts.NO_PAPER_USES.format(words=_quoted(unheld))
+            nearest_only = prompts.NO_PAPER_USES.format(words=quoted_words(unheld))
         elif unheld and not decision.answerable:
-            nearest_only, mere_nearest = prompts.NEAREST_ONLY.format(words=_quoted(unheld)), True
+            nearest_only, mere_nearest = (
+                prompts.NEAREST_ONLY.format(words=quoted_words(unheld)),
+                True,
+            )
         elif relevant and max(chance.values()) < settings.paper_probability:
             # "do larger models always reason better?": every word is common in the collection,
             # yet no paper is judged to be on the question (on SciFact, 6 of the 7 claims
@@ -540,7 +375,7 @@ def answer_stream(
             # few bare words, each of which is its topic: in a sentence the word judgement
             # (rag/answer/topic_words.py) takes "gears" in "switching gears: ..." or "heard"
             # in "I heard that ..." for topics as readily as "hallucination".
-            nearest_only = prompts.NO_PAPER_USES.format(words=_quoted(unheld))
+            nearest_only = prompts.NO_PAPER_USES.format(words=quoted_words(unheld))
         if condensed.unanswered is not None:
             # "does it handle long sentences?" after no paper on LSTMs: the nearest papers are no
             # answer now either, so the collection has none again; one on the follow-up's other
@@ -634,14 +469,14 @@ def answer_stream(
         said = (
             prompts.NO_OTHER
             if shown_before
-            else _of_the_set(condensed, prompts.NONE_IN_SET_NOR_ELSEWHERE)
+            else of_the_set(condensed, prompts.NONE_IN_SET_NOR_ELSEWHERE)
             if condensed.pick is not None and condensed.papers
             else prompts.ABSTAIN
         )
         unused = words_no_paper_holds(index, query) if said is prompts.ABSTAIN else []
         if unused:
             first, rest = said.split(". ", 1)
-            said = f"{first}. {prompts.NO_PAPER_USES.format(words=_quoted(unused))} {rest}"
+            said = f"{first}. {prompts.NO_PAPER_USES.format(words=quoted_words(unused))} {rest}"
         yield said
         timings["total_s"] = time.perf_counter() - t0
         # First the papers the per-paper judgement would have chosen, most probable first ("DPO
@@ -669,14 +504,14 @@ def answer_stream(
     # safe?" as "is safe?": any sentence naming ConPress would pass).
     judged_on = without_names(asked, asked_papers) if own_words_asked else asked
     relevance = _relevance_check(index, judged_on, evidence, settings)
-    render = _Renderer(evidence, settings.unsupported)
+    render = Renderer(evidence, settings.unsupported)
     if outside:  # one line first: none of the previous papers; what follows is from elsewhere
         timings.setdefault("first_sentence_s", time.perf_counter() - t0)
         people = condensed.method == "people"
         yield render.note(
             prompts.NONE_BY_PEOPLE.format(who=condensed.who)
             if people
-            else _of_the_set(condensed, prompts.NONE_IN_SET)
+            else of_the_set(condensed, prompts.NONE_IN_SET)
         )
     elif condensed.method == "people" and condensed.pick is None:
         yield render.note(their_papers(condensed, len(relevant), unaddressed, bool(filters)))
@@ -692,7 +527,7 @@ def answer_stream(
     timings["evidence_s"] = time.perf_counter() - t0
     bullets = kind is Kind.LIST
 
-    labels = _label_prefix(evidence)
+    labels = label_prefix(evidence)
 
     # A model that copies a prompt sentence (`LocalBackend.copies_sources`) must copy the right one.
     copies = bool(getattr(backend, "copies_sources", False))
@@ -717,7 +552,7 @@ def answer_stream(
     )
 
     def show(checked: CheckedSentence, bullet: bool = False) -> Iterator[str]:
-        checked = _made_standalone(checked, render.by_source, checker)
+        checked = made_standalone(checked, render.by_source, checker)
         if checked.supported and is_fragment(checked.text, question):
             # The model's "Li et al. (CELL): To further mitigate domain shift." (checked without
             # its label) or "... matches X and (ii).": no sentence, whatever its words' support.
@@ -740,7 +575,7 @@ def answer_stream(
             render.reject(checked, "points_back")
             return
         if checked.supported and not render.follows(checked):
-            if copies and not _rests_on_first_choice(checked, render.by_source):
+            if copies and not rests_on_first_choice(checked, render.by_source):
                 # "What predicts failures of ASMC?" got "Wang et al. propose ASMC, a parallel
                 # particle inference method ...": SmolLM2 copied the paper's second sentence
                 # in the prompt, given as context, where its first (the fitted sentence
@@ -748,7 +583,7 @@ def answer_stream(
                 # the choice puts first; the second may follow it.
                 render.reject(checked, "second_choice")
                 return
-            checked = _labelled(checked, render.by_source)  # a second sentence goes on its line
+            checked = labelled(checked, render.by_source)  # a second sentence goes on its line
         piece = render.add(checked, bullet)
         if piece is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
@@ -766,25 +601,25 @@ def answer_stream(
             for token in tokens:
                 timings.setdefault("first_token_s", time.perf_counter() - t0)
                 buffer += token
-                done, buffer = _complete_sentences(buffer, final=False)
+                done, buffer = complete_sentences(buffer, final=False)
                 for sentence in done:
                     yield from show(check(sentence))
                 if render.supported >= SYNTHESIS_SENTENCES:
                     buffer = ""
                     break
-            done, _ = _complete_sentences(buffer, final=True)
+            done, _ = complete_sentences(buffer, final=True)
             for sentence in done:
                 if render.supported < SYNTHESIS_SENTENCES:
                     yield from show(check(sentence))
         except BackendError as exc:
             failed = True
-            notice = _join(notice, f"{exc} Showing an extractive answer instead.")
+            notice = join_notices(notice, f"{exc} Showing an extractive answer instead.")
         finally:
             close = getattr(tokens, "close", None)
             if close is not None:
                 close()  # frees the local model's lock when we stop early
         if render.supported == 0 and not failed:
-            notice = _join(notice, _fallback_notice(render.sentences))
+            notice = join_notices(notice, fallback_notice(render.sentences))
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
         composed = compose(
@@ -890,169 +725,6 @@ def _relevance_check(
     )
 
 
-def _the_rest(
-    index: Index,
-    doing: str,
-    condensed: Condensed,
-    hits: list[Hit],
-    settings: Settings,
-    filters: Filters | None,
-) -> tuple[list[Hit], str, str]:
-    """For "which of them do not use RL?" (`doing`: "use RL"), the papers of the set that do
-    not, the line said first and the question their lines are chosen on.
-
-    A paper does when the choice on `doing` picks it (`_pick`), or when it holds that much of
-    its words (`SAYS_IT_COVERAGE`, as the abstention reads them: LDPVR writes "reinforcement
-    learning via GRPO", yet the choice on "use RL" did not pick it). The line names those left
-    out, so the reader sees what was judged; when every one does, the answer is what each says
-    on it.
-    """
-    picked, elsewhere = _pick(index, doing, condensed.papers, settings, filters)
-    left_out = set() if elsewhere else {h.paper.id for h in picked}
-    terms = question_terms(index, doing)
-    left_out |= {
-        p.id for p in condensed.papers if term_coverage(index, terms, p.id) >= SAYS_IT_COVERAGE
-    }
-    listed = list(hits_of(index, condensed.question, condensed.papers, hits))
-    # what the choice was judged on, quoted: "use RL" as "RL", "about graphs" as "graphs"
-    words = _quoted([_DOING_VERB.sub("", doing, count=1) or doing])
-    them = [h.paper for h in listed if h.paper.id in left_out]
-    if len(them) == len(listed):
-        return listed, prompts.EACH_IN_SET_DOES.format(words=words), doing
-    rest = [h for h in listed if h.paper.id not in left_out]
-    if not them:
-        return rest, prompts.NONE_IN_SET_DOES.format(words=words), "What about them?"
-    line = prompts.SOME_IN_SET_DO.format(
-        names=and_joined([paper_name(p) for p in them]),
-        are="is" if len(them) == 1 else "are",
-        words=words,
-    )
-    # what each of the others says, as "what about the others?" has it: no sentence says what
-    # a paper does not do
-    return rest, line, "What about them?"
-
-
-def _the_opposite(index: Index, condensed: Condensed) -> str | None:
-    """The words of a choice among a set that asks for the papers that do not do them ("which
-    of them do not use RL?": "use RL"), or None (`negation.asked_the_opposite`). None too when
-    a paper of the set says it does without them: the choice on the whole question finds it
-    ("which one doesn't need sensitive labels in the target domain?": CELL works "without
-    requiring target sensitive labels")."""
-    if condensed.method == "people" or not condensed.pick or len(condensed.papers) < 2:
-        return None
-    doing = asked_the_opposite(condensed.pick)
-    terms = question_terms(index, doing) if doing else []
-    if any(done_without_share(index, terms, p) >= SAYS_IT_COVERAGE for p in condensed.papers):
-        return None
-    return doing
-
-
-def _of_the_set(condensed: Condensed, plural: str) -> str:
-    """`plural` ("None of the papers listed earlier ..."), or its form for a set of one paper
-    ("The paper listed earlier ..."), which the choice was made among."""
-    if len(condensed.papers) != 1:
-        return plural
-    return {
-        prompts.NONE_IN_SET: prompts.NONE_IN_SET_ONE,
-        prompts.NONE_IN_SET_NOR_ELSEWHERE: prompts.NONE_IN_SET_NOR_ELSEWHERE_ONE,
-    }[plural]
-
-
-def _condensed(
-    index: Index,
-    message: str,
-    terms: list[tuple[str, bool]],
-    history: Sequence[Any],
-    backend: Backend | None,
-    resolve: Resolver,
-) -> Condensed:
-    """Return `message` (whose search terms are `terms`) as it is asked after `history`:
-    rewritten when it depends on it.
-
-    A message with no term, no reference and no request for more is decided by the topicless
-    judgement rather than the rewrite rule (or the LLM, which the rule would not have asked:
-    such a message either has words of its own, left as typed, or none, asked of the last
-    answer's papers as this does)."""
-    if small_talk(index, message, terms):
-        # "love it", "got it, thanks": small talk, though "it" could point at the last papers;
-        # "ty", "kk": no topic to ask the last answer's papers about.
-        return Condensed(message, message, "chat")
-    if history and asks_only_if_out(message):
-        # "where can I find the code?", "any code released?": of the papers just shown.
-        previous = last_answer_papers(history, resolve, message)
-        if previous:
-            return asked_of(message, previous)
-    if described := described_reference(message, history, resolve):
-        # "back to the compression paper - does it need retraining?": which of the papers
-        # shown is meant is judged in `answer_stream`
-        return described
-    before = _clause_before_reference(message)
-    if named := _papers_named_in(index, before):
-        # "and ICGNN — is it also about OOD?": a pronoun after a paper the message names, in a
-        # clause of its own, refers to that paper, not to the last answer's.
-        return asked_of(message, named)
-    if _names_a_topic(index, before):
-        # "Going back to circuits — how are they certified?": a pronoun after a topic the
-        # message names in a clause of its own is that topic's, searched as typed.
-        return Condensed(message, message)
-    if not (terms or refers_back(message) or asks_for_more(message) or asks_past_shown(message)):
-        # "results?", "what else is in the library?", "how are you?": about the last answer's
-        # papers unless it asks of none (rag/answer/topicless.py; None: the judgement cannot
-        # read this index's vectors).
-        no_paper = asks_no_paper(index, message)
-        if no_paper is not None:
-            previous = [] if no_paper else last_answer_papers(history, resolve, message)
-            return asked_of(message, previous) if previous else Condensed(message, message)
-    return condense(
-        message,
-        history,
-        backend=backend,
-        resolve=resolve,
-        topic_spans=functools.partial(topic_spans, index),
-    )
-
-
-# Where one clause of a message ends and the next begins: "ICGNN — is it ...", "CELL, does it".
-_CLAUSE_BREAK = re.compile(r"[,;:?!\u2013\u2014]|\s-\s")
-
-
-def _clause_before_reference(message: str) -> str:
-    """What `message` says in the clauses before the one with its first pointer at the last
-    answer ("and ICGNN" in "and ICGNN — is it also about OOD?"); "" when the pointer's clause
-    is its first, or it has no pointer."""
-    at = first_reference(message)
-    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(message, 0, at or 0)]
-    return message[: breaks[-1]] if breaks else ""
-
-
-def _papers_named_in(index: Index, before: str) -> tuple[Paper, ...]:
-    """The papers a clause before a pointer names (by method name, or their people): the
-    pointer is theirs. In the pointer's own clause a name is another paper ("does CELL beat
-    it?"), so only `_clause_before_reference`'s text is read."""
-    if not before:
-        return ()
-    people = named_people(index, before)
-    return papers_named(index, before) or (people.papers if people else ())
-
-
-def _names_a_topic(index: Index, before: str) -> bool:
-    """Whether a clause before a pointer names a topic of its own (a word of its topic that a
-    paper holds), and points back no other way ("back to the first — ...") nor compares
-    ("Compared to GRPO, is this ..."); "ok in English: what is its main contribution?" names
-    no topic of the papers'."""
-    return (
-        any(any_paper_holds(index, term) for term, _ in question_terms(index, before))
-        and not refers_back(before)
-        and not _COMPARED.search(before)
-    )
-
-
-# "Compared to GRPO, is this cheaper?": what the clause names is what "this" is compared with.
-_COMPARED = re.compile(
-    r"\b(?:compared?|comparison|relative|versus|vs|than|unlike|like|against|contrast)\b", re.I
-)
-
-
 def _english_only(
     question: str, name: str, timings: dict[str, float], t0: float, language: str
 ) -> Iterator[str | Answer]:
@@ -1103,7 +775,7 @@ def _record_answer(
     citations: list[Citation] = []
     if note:
         lines.append(note)
-        sentences.append(_note_record(note))
+        sentences.append(note_record(note))
     for n, hit in enumerate(hits, start=1):
         paper = hit.paper
         line = f"{record_line(paper, fields)} [{n}]."
@@ -1122,187 +794,6 @@ def _record_answer(
     )  # fmt: skip
 
 
-def _chosen_papers(
-    hits: list[Hit],
-    judged: Sequence[paper_choice.Judged],
-    decision: Decision,
-    settings: Settings,
-) -> list[Hit]:
-    """Return the retrieved papers that address the question, most probable first (none:
-    abstain), from each one's probability (`judged`, in the order of `hits`)."""
-    if not hits:
-        return []
-    if not decision.answerable and not paper_choice.answers_alone(judged, decision, settings):
-        return []
-    # Answerable but no paper past the bar: the most probable one, as the nearest (the answer
-    # says so: `prompts.NEAREST_WEAK`), since the signals say the collection has one.
-    return paper_choice.chosen(judged, settings.paper_probability) or [
-        max(judged, key=lambda j: j.probability).hit
-    ]
-
-
-def _answerable(index: Index, words: str, settings: Settings, filters: Filters | None) -> bool:
-    """Whether `words`, asked on their own, would be answered rather than abstained on."""
-    hits = search(
-        index, words, k=settings.top_k, retriever=settings.retriever, filters=filters, rescore=True
-    )
-    decision = decide(index, words, hits, settings.min_relevance)
-    judged = paper_choice.judge(index, words, hits, question_terms(index, words), decision)
-    return bool(_chosen_papers(hits, judged, decision, settings))
-
-
-def _theirs_first(
-    index: Index, query: str, papers: Sequence[Paper], hits: list[Hit], settings: Settings
-) -> list[Hit]:
-    """Hits for `papers`, those the search found first, at most `top_k` of them."""
-    found = {h.paper.id for h in hits}
-    ordered = sorted(papers, key=lambda p: p.id not in found)[: settings.top_k]
-    return hits_of(index, query, ordered, hits)
-
-
-def _described_papers(
-    index: Index, condensed: Condensed, settings: Settings, filters: Filters | None
-) -> Condensed:
-    """The follow-up that names a paper by its topic ("the compression paper - does it need
-    retraining?"), asked of those the conversation showed that the choice on those words picks
-    (`_pick`, as "which one is about compression?" would), its description replaced by their
-    names; as typed when none of them is on it (the description may be of another paper)."""
-    picked, outside = _pick(index, condensed.described or "", condensed.papers, settings, filters)
-    if outside or not picked:
-        return Condensed(condensed.original, condensed.original)
-    papers = tuple(h.paper for h in picked)
-    start, end = condensed.described_span
-    names = " and ".join(paper_name(p) for p in papers)
-    text = condensed.original
-    return Condensed(f"{text[:start]}{names}{text[end:]}", text, "rule", papers)
-
-
-def _pick(
-    index: Index,
-    words: str,
-    papers: Sequence[Paper],
-    settings: Settings,
-    filters: Filters | None,
-    least: float | None = None,
-) -> tuple[list[Hit], bool]:
-    """Return the papers of `papers` that a choice on `words` picks, or else the collection's
-    best paper on `words`, with whether it is the latter (empty: the collection has none).
-
-    Each paper is judged twice by the same per-paper model (rag/answer/paper_choice.py): among
-    the collection's papers on `words` (does it address them at all, with `pick_probability`
-    as the bar, since the question says one of them does), and among `papers` alone (does it
-    stand out from the others, with `paper_probability`). It is picked when it passes both.
-    `least` replaces `pick_probability` where the question does not say one of them qualifies.
-    """
-    collection = search(
-        index, words, k=settings.top_k, retriever=settings.retriever, filters=filters, rescore=True
-    )
-    terms = question_terms(index, words)
-    decision = decide(index, words, collection, settings.min_relevance)
-    found = {h.paper.id for h in collection}
-    theirs = hits_of(index, words, papers, collection)
-    missing = sorted((h for h in theirs if h.paper.id not in found), key=lambda h: -h.relevance)
-    pool = [*collection, *missing]
-    overall = {
-        j.hit.paper.id: j.probability
-        for j in paper_choice.judge(index, words, pool, terms, decision)
-    }
-    # Among the set, in the order the search on the new words ranks them.
-    place = {h.paper.id: i for i, h in enumerate(pool)}
-    ranked = sorted(theirs, key=lambda h: place[h.paper.id])
-    ranked = [Hit(h.paper, i, h.score, h.snippet, h.relevance) for i, h in enumerate(ranked, 1)]
-    among = decide(index, words, ranked, settings.min_relevance)
-    picked = [
-        j.hit
-        for j in sorted(
-            paper_choice.judge(index, words, ranked, terms, among), key=lambda j: -j.probability
-        )
-        if j.probability >= settings.paper_probability
-        and overall[j.hit.paper.id] >= (settings.pick_probability if least is None else least)
-    ]
-    if picked:
-        return picked, False
-    ours = {h.paper.id for h in theirs}
-    rest = [h for h in collection if h.paper.id not in ours]
-    best = sorted(
-        (h for h in rest if overall[h.paper.id] >= settings.paper_probability),
-        key=lambda h: -overall[h.paper.id],
-    )
-    if best:
-        return best[:1], True
-    return (rest[:1] if rest and decision.answerable else []), True
-
-
-def _made_standalone(
-    checked: CheckedSentence, by_source: dict[int, Evidence], checker: CitationChecker
-) -> CheckedSentence:
-    """Return a model sentence of one source with the abstract's lost openers removed and "we"
-    named ("To address this, we propose ..." → "Ju et al. (ICGNN) propose ...", else "our" as
-    "their"), as the composer shows abstract sentences, when the citation check still passes
-    it; else as it was.
-    """
-    if not checked.supported or len(checked.sources) != 1 or checked.sources[0] not in by_source:
-        return checked
-    n = checked.sources[0]
-    who, plural = speaker(by_source[n].hit.paper)
-    named = standalone(checked.text, who, plural)
-    # Under the paper's label, "our approach" is "their approach", as in the composer's lines.
-    text = named.text if named.named or not who else third_person(named.text)
-    if text == checked.text:
-        return checked
-    again = checked_as_cited(text, n, checker)
-    return checked if again is None else replace(again, attributed=checked.attributed)
-
-
-def _rests_on_first_choice(checked: CheckedSentence, by_source: dict[int, Evidence]) -> bool:
-    """Whether a model sentence on one paper rests on that paper's first sentence in the prompt
-    (`Evidence.best_sentence`, the fitted sentence choice's for the question): the check's
-    best-supporting sentence is it. A sentence on several papers is not judged here."""
-    if len(checked.sources) != 1 or checked.sources[0] not in by_source or not checked.evidence:
-        return True
-    return checked.evidence[0] == by_source[checked.sources[0]].best_sentence
-
-
-def _labelled(checked: CheckedSentence, by_source: dict[int, Evidence]) -> CheckedSentence:
-    """A model sentence of one source that does not say whose it is ("Experiments on benchmark
-    datasets show the superiority of our approach [1].") with the paper's label first, as the
-    composer's lines have it. The label claims nothing, so the check that passed stands."""
-    if not checked.supported or len(checked.sources) != 1 or checked.sources[0] not in by_source:
-        return checked
-    paper = by_source[checked.sources[0]].hit.paper
-    who, _ = speaker(paper)
-    if not who or _says_whose(paper, checked.text):
-        return checked
-    return replace(checked, text=f"{who}: {checked.text}")
-
-
-def _fallback_notice(records: Sequence[dict[str, Any]]) -> str:
-    """Why no sentence of the model's is shown: one its papers did not support, or only
-    supported ones that did not answer the question (off it, not stating the fact asked for,
-    or not the papers' first choice). A supported one that did not state the fact is the
-    reason to give, whatever else the model wrote. A composer's note is none of the model's."""
-    records = [r for r in records if not r.get("note")]
-    stated = all(r.get("reason") != "not_stated" for r in records)
-    if stated and any(not r["supported"] for r in records):
-        return prompts.NO_SUPPORTED_SENTENCE
-    return prompts.MODEL_OFF_QUESTION
-
-
-def _closing_quote_kept_if_opened(text: str) -> str:
-    """`text` without a closing double quote at its end that nothing opened (a small model's
-    slip: 'states."'), or with the sentence's stop moved out of a quotation it does close
-    ('called "X."' -> 'called "X".'), so that the citation follows the words it cites."""
-    if not text.endswith(('"', "\u201d")):
-        return text
-    quote = text[-1]
-    opened = text.count('"') % 2 == 0 if quote == '"' else "\u201c" in text
-    if not opened:
-        return text[:-1].rstrip()
-    if len(text) > 1 and text[-2] in ".!?":
-        return text[:-2] + quote + text[-2]
-    return text
-
-
 def _one_side_held(index: Index, question: str) -> bool:
     """Whether one of the question's sides ("X or Y", "X vs Y", "a survey on X") has every topic
     word in some paper, as `paper_choice.judge` weighs them on their own ("or not" has none)."""
@@ -1310,91 +801,6 @@ def _one_side_held(index: Index, question: str) -> bool:
         question_terms(index, part) and not words_no_paper_holds(index, part)
         for part in sides(index, question)
     )
-
-
-def _quoted(words: Sequence[str]) -> str:
-    """“PPO”; “protein” or “folding”; “a”, “b” or “c”."""
-    marked = [f"“{w}”" for w in words]
-    return marked[0] if len(marked) == 1 else f"{', '.join(marked[:-1])} or {marked[-1]}"
-
-
-def _join(first: str | None, second: str) -> str:
-    """Return two notices as one (the first may be absent)."""
-    return f"{first} {second}" if first else second
-
-
-def _label_prefix(evidence: list[Evidence]) -> re.Pattern[str]:
-    """Return a pattern for a sentence that starts like a source line: "[1] Ju et al.: ", with
-    the paper's method name: "ICGNN: ", or with a dash for the colon, as SmolLM2 writes it:
-    "Guan et al. — Finally, we incorporate ..." (then made "Guan et al. — finally, Guan et al.
-    incorporate ...")."""
-    labels = sorted(
-        {ev.hit.paper.label for ev in evidence if ev.hit.paper.label}
-        | {who for ev in evidence if (who := _authors_of(ev.hit.paper))}  # "Guan et al. — ..."
-        | {who for ev in evidence if (who := speaker(ev.hit.paper)[0])}  # "Ju et al. (ICGNN)"
-        | {m for ev in evidence if (m := method_name(ev.hit.paper.abstract))},  # "ICGNN: ..."
-        key=len,
-    )
-    names = "|".join(re.escape(label) for label in reversed(labels))
-    name = rf"(?:{names}|source\s*\d+)" if names else r"source\s*\d+"
-    return re.compile(rf"^\s*(?:\[\d+\]\s*)?{name}\s*(?::|[\u2014\u2013]|\s-\s)\s*", re.IGNORECASE)
-
-
-def _authors_of(paper: Paper) -> str:
-    return author_phrase(paper.authors, paper.authors_truncated)
-
-
-def _naming_another(index: Index, condensed: Condensed, filters: Filters | None) -> Condensed:
-    """A follow-up asked of the last answer's papers that names another paper by its method
-    ("how does it compare to CELL?" after CLINIC, rewritten "how does CLINIC compare to
-    CELL?") is asked of both (rag/answer/named_papers.py); a choice among a set is not."""
-    if not condensed.papers or condensed.pick is not None:
-        return condensed
-    both = asked_of_named(index, condensed.question, filters)
-    if both is None or not {p.id for p in both.papers} - {p.id for p in condensed.papers}:
-        return condensed
-    return replace(both, original=condensed.original)
-
-
-def _source_of(index: Index, text: str) -> Paper | None:
-    """Return the paper an earlier answer sentence came from.
-
-    An answer names the paper a sentence quotes ("Eichin et al. (ExPLAIND): ...", "Yüksel
-    explains ..."): the closest paper the sentence names, else the one paper of the index it
-    names, else the closest paper.
-    """
-    hits = search(index, text, k=_SOURCE_CANDIDATES, retriever="dense")
-    closest = [h.paper for h in hits]
-    for papers in (closest, list(index.papers.values())):
-        for names in (_names_it, _starts_with_authors):
-            named = [p for p in papers if names(p, text)]
-            if named and (papers is closest or len(named) == 1):
-                return named[0]
-    return closest[0] if closest else None
-
-
-def _names_it(paper: Paper, text: str) -> bool:
-    """Whether `text` names `paper` as answers do ("Eichin et al. (ExPLAIND)"); "Deng et al.
-    (ConPress)" names ConPress, not the other Deng et al. paper, whose name has no method."""
-    who = speaker(paper)[0]
-    return bool(who) and bool(re.search(rf"{re.escape(who)}(?!\s\()", text))
-
-
-def _says_whose(paper: Paper, text: str) -> bool:
-    """Whether `text` names its paper: the first author's surname or the paper's method name
-    ("Conpress reduces ..." names ConPress), in any case."""
-    names = [paper.authors[0].split()[-1]] if paper.authors else []
-    names += [name] if (name := method_name(paper.abstract)) else []
-    return any(re.search(rf"\b{re.escape(n)}\b", text, re.IGNORECASE) for n in names)
-
-
-def _starts_with_authors(paper: Paper, text: str) -> bool:
-    """Whether `text` opens with the paper's authors ("Deng et al. ..."), and not with another
-    paper's name of theirs ("Deng et al. (ConPress)" for the other Deng et al. paper)."""
-    who = _authors_of(paper)
-    if not who or not text.startswith(who):
-        return False
-    return not text[len(who) :].startswith(" (") or _names_it(paper, text)
 
 
 def _with_abstracts(

@@ -35,7 +35,7 @@ from rag.answer.abstention import (
     logistic,
     question_terms,
 )
-from rag.answer.condense import asks_for_more, refers_back, refers_by_pronoun
+from rag.answer.references import asks_for_more, refers_back, refers_by_pronoun
 from rag.answer.vector_model import fitted_weights, vector_logit
 from rag.index.paper_index import Index
 from rag.ingest.wanted import is_question

@@ -4,7 +4,7 @@ An abstention lists the nearest papers, none of them close enough to answer. (An
 says it quotes only the nearest, `prompts.NEAREST_ONLY`, is not one: that hedge is often wrong
 of a paper on the question, and the follow-up would repeat it as fact.) A follow-up that points
 at those papers ("what about the second one?", "compare the first two", "which of them ...") is
-answered from them (rag/answer/condense.py reads an abstention's list as its papers), but its
+answered from them (rag/answer/history.py reads an abstention's list as its papers), but its
 first line says that they are only the nearest to a question the collection has no paper on, so
 that a paper's own finding is never read as an answer on that topic (`listed_note`). A follow-up
 asking about that topic again ("does it handle long sentences?") is answered only when the
@@ -17,17 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from rag import prompts
-from rag.answer.condense import (
-    Resolver,
-    Spans,
-    Turn,
-    depends_on_history,
-    last_answer,
-    papers_of,
-    place_word,
-    to_turns,
-    topic_of,
-)
+from rag.answer.history import Resolver, Spans, Turn, last_answer, papers_of, to_turns, topic_of
+from rag.answer.references import depends_on_history, place_word
 from rag.ingest.naming import speaker
 from rag.records import Paper
 

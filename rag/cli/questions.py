@@ -137,7 +137,7 @@ def ask(
 ) -> None:
     """Answer QUESTION from the indexed papers, citing them."""
     from rag import api
-    from rag.answer.pipeline import Answer
+    from rag.answer.rendering import Answer
 
     if bool(question) == bool(questions_file):
         raise click.UsageError("Give either a QUESTION or --questions FILE.")

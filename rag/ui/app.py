@@ -22,7 +22,7 @@ import gradio as gr
 
 from rag import api
 from rag.answer.language import language_probability
-from rag.answer.pipeline import Answer
+from rag.answer.rendering import Answer
 from rag.errors import ConfigError
 from rag.settings import Settings, load_settings
 from rag.ui import tabs

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rag import api
-from rag.answer.pipeline import Answer
+from rag.answer.rendering import Answer
 from rag.errors import RagError
 from rag.index.retrieve import Filters
 from rag.ui.layout import ALL_AREAS

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rag import api, prompts
-from rag.answer.pipeline import Answer
+from rag.answer.rendering import Answer
 from rag.errors import RagError
 from rag.ingest.roles import stored_roles
 from rag.records import Hit, Paper

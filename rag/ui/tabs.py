@@ -22,7 +22,7 @@ from rag.errors import RagError
 from rag.ui.render import on_the_page
 
 if TYPE_CHECKING:
-    from rag.answer.pipeline import Answer
+    from rag.answer.rendering import Answer
     from rag.cite.claims import CitedDraft, DraftSentence, Support
     from rag.index.paper_index import Index
     from rag.records import Paper

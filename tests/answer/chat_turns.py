@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rag.answer.pipeline import Answer
+from rag.answer.rendering import Answer
 from rag.index.paper_index import Index
 from rag.settings import Settings
 from rag.ui import app as ui

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from rag import api, prompts
-from rag.answer.condense import Turn, rule_rewrite
-from rag.answer.pipeline import Answer
+from rag.answer.history import Turn
+from rag.answer.rendering import Answer
+from rag.answer.rewrite import rule_rewrite
 from rag.index.paper_index import Index
 from rag.records import Paper
 from rag.settings import Settings

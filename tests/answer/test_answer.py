@@ -13,7 +13,8 @@ from rag import prompts
 from rag.answer import pipeline
 from rag.answer.discourse import standalone, third_person
 from rag.answer.evidence import Evidence
-from rag.answer.pipeline import NEAREST_SHOWN, Answer, answer, answer_stream
+from rag.answer.pipeline import NEAREST_SHOWN, answer, answer_stream
+from rag.answer.rendering import Answer
 from rag.backends.base import Prompt
 from rag.errors import BackendError
 from rag.index.paper_index import Index

@@ -7,19 +7,12 @@ from pathlib import Path
 import pytest
 
 from rag import prompts
-from rag.answer.condense import (
-    Turn,
-    asked_of,
-    asks_of_a_pair,
-    condense,
-    described_reference,
-    paper_name,
-    refers_back,
-    rule_rewrite,
-    to_turns,
-    without_reference,
-)
-from rag.answer.pipeline import Answer, answer
+from rag.answer.condense import condense, described_reference
+from rag.answer.history import Turn, paper_name, to_turns
+from rag.answer.pipeline import answer
+from rag.answer.references import asks_of_a_pair, refers_back, without_reference
+from rag.answer.rendering import Answer
+from rag.answer.rewrite import asked_of, rule_rewrite
 from rag.index.paper_index import Index
 from rag.ingest.pipeline import ingest
 from rag.records import Paper
@@ -1045,7 +1038,7 @@ def test_it_in_a_comparison_of_its_own_is_still_the_topic(question: str, kept: s
 
 
 def test_only_on_or_about_that_points_past_the_papers_shown() -> None:
-    from rag.answer.condense import asks_past_shown
+    from rag.answer.references import asks_past_shown
 
     assert asks_past_shown("any other papers on that?")
     assert not asks_past_shown("what else is in it?")

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from rag import prompts
-from rag.answer.condense import paper_name
 from rag.answer.evidence import paper_sentence_roles
+from rag.answer.history import paper_name
 from rag.answer.language import DRAWN_FROM_ENGLISH, detect_language, likely_language
 from rag.answer.pipeline import answer
 from rag.index.paper_index import Index

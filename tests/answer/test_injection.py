@@ -12,7 +12,8 @@ import pytest
 
 from rag import prompts
 from rag.answer.evidence import looks_like_instruction, paper_sentences
-from rag.answer.pipeline import Answer, answer
+from rag.answer.pipeline import answer
+from rag.answer.rendering import Answer
 from rag.backends.base import Prompt
 from rag.index.paper_index import Index
 from rag.ingest.pipeline import ingest

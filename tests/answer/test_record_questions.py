@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from rag import api
-from rag.answer.pipeline import Answer
 from rag.answer.record_questions import entry_format, names_no_paper, record_fields, record_line
+from rag.answer.rendering import Answer
 from rag.index.paper_index import Index
 from rag.records import Paper
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from rag import api, prompts
-from rag.answer.condense import Turn
-from rag.answer.pipeline import Answer
+from rag.answer.history import Turn
+from rag.answer.rendering import Answer
 from rag.index.paper_index import Index
 from tests.answer.chat_turns import chat, first_authors
 

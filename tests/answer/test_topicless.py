@@ -16,8 +16,8 @@ import pytest
 
 from rag import api, prompts
 from rag.answer import overview, topicless
-from rag.answer.condense import asks_for_more
 from rag.answer.overview import no_topic
+from rag.answer.references import asks_for_more
 from rag.index.paper_index import Index
 from tests.answer.chat_turns import chat, first_authors
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rag import api, prompts
-from rag.answer.pipeline import Answer
+from rag.answer.rendering import Answer
 from rag.cite.claims import MIN_SCORE, NEAR_MISS
 from rag.errors import BackendError, ConfigError
 from rag.index.paper_index import Index
