@@ -260,12 +260,12 @@ def test_a_record_question_answered_alone_says_first_which_words_no_paper_uses(
 
 
 def test_a_note_is_not_read_as_an_unsupported_sentence_of_the_model() -> None:
-    from rag.answer.rendering import _fallback_notice
+    from rag.answer.rendering import fallback_notice
 
     note = {"text": prompts.NONE_IN_SET, "note": True, "supported": False, "reason": "note"}
     off = {"text": "A true but off-question line.", "supported": True, "reason": "off_question"}
-    assert _fallback_notice([note, off]) == prompts.MODEL_OFF_QUESTION
-    assert _fallback_notice([off, {**off, "supported": False}]) == prompts.NO_SUPPORTED_SENTENCE
+    assert fallback_notice([note, off]) == prompts.MODEL_OFF_QUESTION
+    assert fallback_notice([off, {**off, "supported": False}]) == prompts.NO_SUPPORTED_SENTENCE
 
 
 @pytest.mark.slow
