@@ -380,6 +380,11 @@ def test_an_ingest_that_skips_every_file_is_an_error_not_partial(
         (["ask", "--questions", "nope.txt"], "'--questions': File 'nope.txt' does not exist"),
         (["ask", "   "], "QUESTION is empty"),
         (["search", ""], "QUERY is empty"),
+        (["ask", ""], "QUESTION is empty"),  # before: "Give either a QUESTION or --questions"
+        # before: no paper listed, exit 0; and -3 taken without a word
+        (["search", "-k", "0", "graphs"], "0 is not in the range x>=1"),
+        (["ask", "-k", "-3", "graphs"], "-3 is not in the range x>=1"),
+        (["similar", "-k", "0", "ju_icgnn"], "0 is not in the range x>=1"),
     ],
 )
 def test_a_missing_questions_file_or_an_empty_question_is_named(

@@ -21,7 +21,15 @@ from rag.cli.group import (
 
 @command()
 @click.argument("query")
-@click.option("-k", "--top-k", "k", default=10, show_default=True, help="Papers to list.")
+@click.option(
+    "-k",
+    "--top-k",
+    "k",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Papers to list.",
+)
 @click.option("--retriever", type=click.Choice(["hybrid", "dense", "bm25"]))
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -111,7 +119,7 @@ def _print_answer(answer: Any, streamed: bool) -> None:
     help="Answer every question in FILE (one per line, or JSONL with 'question').",
 )
 @click.option("--backend", type=click.Choice(["local", "openai", "extractive"]))
-@click.option("-k", "--top-k", "k", type=int, help="Papers to use.")
+@click.option("-k", "--top-k", "k", type=click.IntRange(min=1), help="Papers to use.")
 @click.option("--retriever", type=click.Choice(["hybrid", "dense", "bm25"]))
 @filter_options
 @click.option(
@@ -139,10 +147,10 @@ def ask(
     from rag import api
     from rag.answer.rendering import Answer
 
-    if bool(question) == bool(questions_file):
-        raise click.UsageError("Give either a QUESTION or --questions FILE.")
     if question is not None and not question.strip():
         raise click.UsageError("QUESTION is empty: type what you want to know.")
+    if bool(question) == bool(questions_file):
+        raise click.UsageError("Give either a QUESTION or --questions FILE.")
     if ref_format and (as_json or questions_file):
         raise click.UsageError("--format goes with one QUESTION, without --json.")
     if ref_format:

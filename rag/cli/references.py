@@ -34,7 +34,11 @@ TITLE_ONLY = "title only"  # a citation matched on the title of a record without
     help="Cite every sentence of this paragraph file ('-' for stdin) instead of one CLAIM.",
 )
 @click.option(
-    "-k", "--top-k", "k", type=int, help="Most papers: for a CLAIM (default 5), per sentence (2)."
+    "-k",
+    "--top-k",
+    "k",
+    type=click.IntRange(min=1),
+    help="Most papers: for a CLAIM (default 5), per sentence (2).",
 )
 @click.option(
     "--style",
@@ -259,7 +263,15 @@ def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
 
 @command()
 @click.argument("key_or_id", shell_complete=complete_keys)
-@click.option("-k", "--top-k", "k", default=5, show_default=True, help="Papers to list.")
+@click.option(
+    "-k",
+    "--top-k",
+    "k",
+    default=5,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Papers to list.",
+)
 @click.option(
     "--method",
     type=click.Choice(["hybrid", "vector", "fused"]),
