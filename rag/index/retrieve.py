@@ -8,7 +8,7 @@ reciprocal rank fusion of the same two lists: it keeps how far the first hits ar
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -72,9 +72,19 @@ def allowed_papers(index: Index, filters: Filters | None) -> set[str] | None:
         return None
     ids = {pid for pid, p in index.papers.items() if filters.accepts(p)}
     if not ids:
+        # The year is what fails when no paper has one and the rest of the filter passes some.
+        undated = (filters.year_min is not None or filters.year_max is not None) and all(
+            p.year is None for p in index.papers.values()
+        )
+        rest = replace(filters, year_min=None, year_max=None)
+        undated = undated and any(rest.accepts(p) for p in index.papers.values())
         raise FilterMatchesNothingError(
             f"No paper in the index matches the filter ({filters.describe()}): "
-            "loosen it, or run `rag list` to see the areas and authors there are."
+            + (
+                "no paper in the index has a year, so a year filter matches none; leave it out."
+                if undated
+                else "loosen it, or run `rag list` to see the areas and authors there are."
+            )
         )
     return ids
 

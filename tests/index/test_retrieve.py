@@ -137,6 +137,14 @@ def test_a_filter_matching_nothing_says_so(seed_index: Index) -> None:
         search(seed_index, "graphs", filters=Filters(author="nobody-at-all"))
 
 
+def test_a_year_filter_on_papers_without_years_says_none_has_one(seed_index: Index) -> None:
+    # The seeds give no year: "loosen it" sent a new user looking for a year that is not there.
+    with pytest.raises(FilterMatchesNothingError, match="no paper in the index has a year"):
+        search(seed_index, "graphs", filters=Filters(year_min=2020))
+    with pytest.raises(FilterMatchesNothingError, match="loosen it"):
+        search(seed_index, "graphs", filters=Filters(year_min=2020, author="nobody-at-all"))
+
+
 def bm25_is_saved_and_current(index: Index) -> bool:
     saved = BM25Index.load(index.bm25_dir)
     return saved is not None and saved.fingerprint == fingerprint(index.papers)
