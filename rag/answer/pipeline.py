@@ -199,7 +199,7 @@ def answer_stream(
             or condensed
         )
     else:
-        condensed = naming_another(index, condensed, filters)
+        condensed = naming_another(index, condensed, settings, filters)
     # "who wrote it?", "authors?", "when was it published?": the record answers, not the abstract.
     fields = record_fields(condensed.original)
     of_last = names_only_fields(condensed.original) or (
@@ -288,7 +288,9 @@ def answer_stream(
                 condensed = replace(asked_of(query, previous, "context"), pick=words)
                 query = standalone = condensed.question
             elif theirs:  # none when every one of them is a title-only record
-                condensed = naming_another(index, asked_of(query, theirs, "context"), filters)
+                condensed = naming_another(
+                    index, asked_of(query, theirs, "context"), settings, filters
+                )
                 query = standalone = condensed.question
     decision = None
     chance: dict[str, float] = {}  # the per-paper judgement's probabilities, where it was made
@@ -423,7 +425,10 @@ def answer_stream(
     # "what about the second one?", "tell me more about Guan et al.": no word of its own to
     # judge sentences on, so the paper's sentences of the role it wants come first (of those
     # not said yet), not whichever happens to pass a gate on the paper's name.
-    no_words = of_named and not _words_of_its_own(index, typed)
+    # Nor does "Teng et al. vs ASMC" or "papers by Wei Ju": the names are of the papers asked
+    # about, which every sentence of theirs is (they once led to "These abstracts do not seem
+    # to address this").
+    no_words = of_named and not _words_of_its_own(index, without_names(typed, condensed.papers))
     # It asks something of the papers it names ("main limitation?", "does the second one use
     # tools?", "is it safe?"): when none of them has a sentence about it, the answer says so.
     # "is it safe?" names no kind of sentence, only words of its own, which a line must be about.

@@ -18,7 +18,7 @@ from rag.answer.abstention import (
 from rag.answer.condense import condense, described_reference
 from rag.answer.history import Resolver, last_answer_papers
 from rag.answer.named_papers import asked_of_named, papers_named
-from rag.answer.people import named_people
+from rag.answer.people import asked_of_people, named_people
 from rag.answer.references import (
     asks_for_more,
     asks_past_shown,
@@ -39,6 +39,7 @@ from rag.ingest.wanted import (
     asks_only_if_out,
 )
 from rag.records import Paper
+from rag.settings import Settings
 
 # An earlier answer's sentence, read back from the chat's text, is one of this many closest papers'.
 _SOURCE_CANDIDATES = 5
@@ -139,13 +140,20 @@ _COMPARED = re.compile(
 )
 
 
-def naming_another(index: Index, condensed: Condensed, filters: Filters | None) -> Condensed:
+def naming_another(
+    index: Index, condensed: Condensed, settings: Settings, filters: Filters | None
+) -> Condensed:
     """A follow-up asked of the last answer's papers that names another paper by its method
     ("how does it compare to CELL?" after CLINIC, rewritten "how does CLINIC compare to
-    CELL?") is asked of both (rag/answer/named_papers.py); a choice among a set is not."""
+    CELL?") is asked of both (rag/answer/named_papers.py); so is one whose rewrite names the
+    last paper by its authors ("how does Teng et al. compare to ASMC?", rag/answer/people.py);
+    a choice among a set is not."""
     if not condensed.papers or condensed.pick is not None:
         return condensed
     both = asked_of_named(index, condensed.question, filters)
+    if both is None:
+        by_people = asked_of_people(index, condensed.question, settings, filters)
+        both = by_people if by_people is not None and by_people.method == "papers" else None
     if both is None or not {p.id for p in both.papers} - {p.id for p in condensed.papers}:
         return condensed
     return replace(both, original=condensed.original)

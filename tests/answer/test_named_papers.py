@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from rag import api
+from rag import api, prompts
 from rag.answer.named_papers import method_of, named_papers
 from rag.index.paper_index import Index
 from rag.records import Paper
@@ -130,6 +130,9 @@ def test_a_comparison_cites_every_paper_it_names(
         ("what is CLINIC?", "how does it compare to CELL?", {"Yifan Wang", "Hourun Li"}),
         ("what is CLINIC?", "is it faster than ICGNN?", {"Yifan Wang", "Wei Ju"}),
         ("what does TreePO do?", "and how does that compare to TRM?", {"Yizhi Li", "Yingru Li"}),
+        # "Teng et al." has no method name: the rewrite "how does Teng et al. compare to ASMC?"
+        # named ASMC alone, and the answer left the paper the user named out (a new user)
+        ("what does Teng et al. find?", "how does it compare to ASMC?", {"Xin Teng", "Ke Wang"}),
     ],
 )
 def test_a_follow_up_naming_another_paper_asks_it_too(
@@ -217,3 +220,15 @@ def test_a_clause_naming_no_topic_of_the_papers_leaves_the_pronoun_to_the_last_a
         answer = api.ask(turn, index=real_seed_index, backend="extractive", history=history)
         history.append((turn, answer))
     assert first_authors(answer) == ["Guanglong Sun"], (answer.standalone, answer.answer)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", ["Teng et al. vs ASMC", "CELL versus CLINIC"])
+def test_names_alone_ask_nothing_the_papers_do_not_address(
+    real_seed_index: Index, question: str
+) -> None:
+    # "Teng et al. vs ASMC" opened with "These abstracts do not seem to address this": the
+    # papers' own names were read as words the question asks of them.
+    answer = api.ask(question, index=real_seed_index, backend="extractive")
+    assert len(answer.citations) == 2, answer.answer
+    assert prompts.NOT_ADDRESSED not in answer.answer, answer.answer

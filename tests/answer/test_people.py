@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from rag import api
+from rag import api, prompts
 from rag.answer.compose import already_said
 from rag.answer.evidence import paper_sentence_roles
 from rag.answer.people import named_people
@@ -129,6 +129,16 @@ def test_their_papers_come_under_a_line_counting_them(
 ) -> None:
     answer = api.ask(question, index=real_seed_index)
     assert answer.answer.split("\n")[0] == first_line, answer.answer
+
+
+@pytest.mark.slow
+def test_their_names_are_no_words_their_papers_must_address(real_seed_index: Index) -> None:
+    # "papers by Wei Ju" went on "These abstracts do not seem to address this": "Wei" was read
+    # as a word the question asks of the papers (a new user).
+    answer = api.ask("papers by Wei Ju", index=real_seed_index, backend="extractive")
+    lines = answer.answer.split("\n")
+    assert lines[0] == "The collection holds 4 papers by Wei Ju. Here is what each says."
+    assert prompts.NOT_ADDRESSED not in answer.answer and len(answer.citations) == 4
 
 
 @pytest.mark.slow
