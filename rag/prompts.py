@@ -83,7 +83,7 @@ FOUND_NONE_REST = (
 # nor "no other paper is on this": the nearest others may be (IndexGuard, on federated
 # fine-tuning, below the bar for "which papers are about federated learning?").
 NO_OTHER = (
-    "No other paper is judged as close to this as those the previous answer showed; the "
+    "No other paper is judged as close to this as those already shown; the "
     "nearest others are listed below."
 )
 

@@ -228,7 +228,11 @@ def rule_rewrite(
         cited = tuple(papers_of(last, resolve))
         listed = set_turn(turns)
         if cited and not topic_spans(question) and listed is not None:
-            return Condensed(listed.question, question, "rule", excluded=cited)
+            # The set's question again, less every paper shown since it was asked: after "the
+            # first one's limitation?", the set's other paper was shown too.
+            since = turns[next(i for i, t in enumerate(turns) if t is listed) :]
+            since_shown = unique(p for t in since for p in papers_of(t, resolve))
+            return Condensed(listed.question, question, "rule", excluded=tuple(since_shown))
         if cited:
             return Condensed(question, question, "rule", excluded=cited)
     if last is None or not (depends_on_history(question) or WHICH_SUBJECT.search(question)):

@@ -268,3 +268,25 @@ def test_which_one_does_not_is_the_one_that_says_it_does_without(real_seed_index
     )
     assert "Hourun Li" in first_authors(first)
     assert first_authors(then) == ["Hourun Li"], then.answer
+
+
+@pytest.mark.slow
+def test_other_papers_on_the_sets_question_leave_out_every_paper_shown_since(
+    real_seed_index: Index,
+) -> None:
+    # After an answer on ExPLAIND and Certified Circuits, then on the first one's limitation,
+    # "are there any other papers on this?" searched the first question again and gave
+    # Certified Circuits, shown two turns before (a new user).
+    answers = session(
+        real_seed_index,
+        [
+            "Tell me about interpretability work",
+            "what's the main limitation of the first one?",
+            "are there any other papers on this?",
+        ],
+    )
+    shown = {a for answer in answers[:2] for a in first_authors(answer)}
+    assert {"Florian Eichin", "Alaa Anani"} <= shown
+    others = answers[2]
+    assert not set(first_authors(others)) & shown, others.answer
+    assert not {h.paper.authors[0] for h in others.nearest} & shown, others.answer
