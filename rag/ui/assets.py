@@ -235,11 +235,14 @@ JS = """
     const tapped = event.target.closest ? event.target.closest("#settings .toggle-button") : null;
     if (tapped && event.isTrusted) closedByUs = false;
   }, true);
-  // An abstract that scrolls inside its card (phones) opens at its quoted sentence.
+  // An abstract that scrolls inside its card (phones) opens at its quoted sentence, the whole
+  // of it when it fits (a quarter of the box above it cut a long finding off mid-way).
   const toMark = (box) => {
     const mark = box.querySelector("mark");
     if (mark && box.scrollHeight > box.clientHeight) {
-      box.scrollTop = Math.max(0, mark.offsetTop - box.clientHeight / 4);
+      const room = box.clientHeight - mark.getBoundingClientRect().height;
+      const above = Math.max(0, Math.min(box.clientHeight / 4, room / 2));
+      box.scrollTop = Math.max(0, mark.offsetTop - above);
     }
   };
   // The panel holds each answer's cards in a section of its own, the latest's shown: a click

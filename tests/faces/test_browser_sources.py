@@ -28,6 +28,15 @@ def first_paper(served: Served, question: str) -> str:
     return answer.citations[0].hit.paper.citation_key
 
 
+# An abstract box's quoted sentence lies within the box, unless it is taller than the box.
+# (Before, a quarter of the box went above it, and a long finding was cut off mid-way.)
+WHOLE_MARK_SHOWN = """box => {
+  const mark = box.querySelector("mark"), b = box.getBoundingClientRect();
+  const m = mark.getBoundingClientRect();
+  return m.height > b.height || (m.top >= b.top - 1 && m.bottom <= b.bottom + 1);
+}"""
+
+
 def ask(page: Page, question: str, turn: int) -> None:
     """Ask `question`, the chat's question `turn` (0 the first), and wait for its cards."""
     from playwright.sync_api import expect
@@ -68,6 +77,8 @@ def test_an_earlier_answers_number_shows_that_answers_card(
         # Its head on the screen, and on a phone the abstract opened at the quoted sentence.
         expect(card.locator(".card-head")).to_be_in_viewport(ratio=1)
         expect(card.locator("mark")).to_be_in_viewport(ratio=0.5)
+        if phone:  # the whole quoted sentence inside its abstract's box, where it fits
+            assert card.locator(".card-abstract").evaluate(WHOLE_MARK_SHOWN)
         expect(card).to_have_class(re.compile(r"\bflash\b"))
 
     follow(answers.first, earlier)
@@ -86,4 +97,25 @@ def test_an_earlier_answers_number_shows_that_answers_card(
     expect(shown_heading(page)).to_have_text(f"for “{THIRD}”")
     expect(earlier).to_be_hidden()
     assert len(page.context.pages) == 1, "a citation link opened another tab"
+    page.close()
+
+
+@pytest.mark.parametrize(
+    "question", ["what did Guan et al. find?", "how well does ConPress compress reasoning?"]
+)
+def test_a_phone_card_opens_at_the_whole_quoted_sentence(
+    browser: Browser, served: Served, question: str
+) -> None:
+    # Guan et al.'s finding, quoted from the end of its abstract, was cut off mid-way in its
+    # card's box on a phone (a new user at 390 px).
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(served.url, wait_until="domcontentloaded")
+    ask(page, question, 0)
+    boxes = page.locator("#t0-source-1 .card-abstract")
+    boxes.first.locator("mark").wait_for()
+    page.wait_for_function(
+        "() => document.querySelector('#t0-source-1 .card-abstract[data-opened]') !== null"
+    )
+    assert boxes.first.evaluate("box => box.scrollHeight > box.clientHeight")
+    assert boxes.first.evaluate(WHOLE_MARK_SHOWN)
     page.close()
