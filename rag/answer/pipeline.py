@@ -199,7 +199,7 @@ def answer_stream(
             or condensed
         )
     else:
-        condensed = naming_another(index, condensed, settings, filters)
+        condensed = naming_another(index, condensed, filters)
     # "who wrote it?", "authors?", "when was it published?": the record answers, not the abstract.
     fields = record_fields(condensed.original)
     of_last = names_only_fields(condensed.original) or (
@@ -288,9 +288,7 @@ def answer_stream(
                 condensed = replace(asked_of(query, previous, "context"), pick=words)
                 query = standalone = condensed.question
             elif theirs:  # none when every one of them is a title-only record
-                condensed = naming_another(
-                    index, asked_of(query, theirs, "context"), settings, filters
-                )
+                condensed = naming_another(index, asked_of(query, theirs, "context"), filters)
                 query = standalone = condensed.question
     decision = None
     chance: dict[str, float] = {}  # the per-paper judgement's probabilities, where it was made

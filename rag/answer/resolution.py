@@ -15,10 +15,11 @@ from rag.answer.abstention import (
     question_terms,
     topic_spans,
 )
+from rag.answer.compose import without_names
 from rag.answer.condense import condense, described_reference
 from rag.answer.history import Resolver, last_answer_papers
-from rag.answer.named_papers import asked_of_named, papers_named
-from rag.answer.people import asked_of_people, named_people
+from rag.answer.named_papers import asked_of_named, named_and_rest, papers_named
+from rag.answer.people import named_people
 from rag.answer.references import (
     asks_for_more,
     asks_past_shown,
@@ -39,7 +40,6 @@ from rag.ingest.wanted import (
     asks_only_if_out,
 )
 from rag.records import Paper
-from rag.settings import Settings
 
 # An earlier answer's sentence, read back from the chat's text, is one of this many closest papers'.
 _SOURCE_CANDIDATES = 5
@@ -140,20 +140,22 @@ _COMPARED = re.compile(
 )
 
 
-def naming_another(
-    index: Index, condensed: Condensed, settings: Settings, filters: Filters | None
-) -> Condensed:
+def naming_another(index: Index, condensed: Condensed, filters: Filters | None) -> Condensed:
     """A follow-up asked of the last answer's papers that names another paper by its method
     ("how does it compare to CELL?" after CLINIC, rewritten "how does CLINIC compare to
     CELL?") is asked of both (rag/answer/named_papers.py); so is one whose rewrite names the
-    last paper by its authors ("how does Teng et al. compare to ASMC?", rag/answer/people.py);
-    a choice among a set is not."""
+    last paper by its label ("how does Teng et al. compare to ASMC?"), which names no method;
+    a choice among a set is not. Only a paper named by its method joins: "Deng et al." is two
+    papers' label, and "the others?" asked as "Deng et al. and TRM?" is of those two alone."""
     if not condensed.papers or condensed.pick is not None:
         return condensed
     both = asked_of_named(index, condensed.question, filters)
     if both is None:
-        by_people = asked_of_people(index, condensed.question, settings, filters)
-        both = by_people if by_people is not None and by_people.method == "papers" else None
+        named, rest = named_and_rest(index, condensed.question, filters)
+        if new := [p for p in named if p.id not in {q.id for q in condensed.papers}]:
+            asked = " ".join(without_names(rest, condensed.papers).split()) or None
+            papers = (*condensed.papers, *new)
+            both = Condensed(condensed.question, condensed.question, "papers", papers, asked=asked)
     if both is None or not {p.id for p in both.papers} - {p.id for p in condensed.papers}:
         return condensed
     return replace(both, original=condensed.original)
