@@ -290,12 +290,14 @@ def asks_of_papers(question: str, papers: Sequence[Paper]) -> list[str]:
 
 def without_names(question: str, papers: Sequence[Paper]) -> str:
     """`question` without the names it writes of `papers` (`asks_of_papers`)."""
-    text = question
+    names = []
     for paper in papers:
-        names = [n.split()[-1] for n in paper.authors if n.split()] + list(paper.authors)
+        names += [n.split()[-1] for n in paper.authors if n.split()] + list(paper.authors)
         names += [n for n in (method_name(paper.abstract), paper.title) if n]
-        for name in sorted(names, key=len, reverse=True):
-            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text)
+    text = question
+    # The longest first across all the papers: "Wei Ju" before another paper's "Ju".
+    for name in sorted(set(names), key=len, reverse=True):
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text)
     return text
 
 

@@ -1,7 +1,7 @@
 """Which papers answer: the per-paper judgement's choice, and a follow-up's among a set.
 
 `chosen_papers` keeps the retrieved papers the judgement (rag/answer/paper_choice.py) passes;
-`pick` chooses among the previous answer's papers ("which of them ...?"), `the_rest` gives
+`pick_among` chooses among the previous answer's papers ("which of them ...?"), `the_rest` gives
 those a negated choice leaves ("which of them do not use RL?"), `theirs_first` orders a
 person's papers."""
 

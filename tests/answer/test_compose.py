@@ -8,12 +8,13 @@ import re
 import pytest
 
 from rag import prompts
-from rag.answer.compose import Kind, names_a_dataset, question_kind, states_number
+from rag.answer.compose import Kind, names_a_dataset, question_kind, states_number, without_names
 from rag.answer.discourse import dangling_opener, points_back, standalone
 from rag.answer.evidence import paper_sentences
 from rag.answer.pipeline import answer
 from rag.answer.relevance import RelevanceCheck
 from rag.index.paper_index import Index
+from rag.records import Paper
 from tests.conftest import ROOT
 
 # The shared data sits beside the checkout (../shared), or beside the folder of worktrees.
@@ -328,3 +329,14 @@ def test_tasks_asked_of_a_paper_are_answered_from_its_sentences(real_seed_index:
     )
     assert "does not state" not in answer.answer, answer.answer
     assert "decoding" in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_question_without_its_papers_names_whatever_their_order(order: int) -> None:
+    # A paper by "Xu Ju" stripped "Ju" first, and "Wei Ju" of the other paper was left "Wei":
+    # read as a word the question asks of its papers.
+    papers = [
+        Paper("a", ("Xu Ju",), "We study graphs."),
+        Paper("b", ("Wei Ju",), "We study trees."),
+    ]
+    assert without_names("papers by Wei Ju", papers[::order]).split() == ["papers", "by"]
