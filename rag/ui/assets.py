@@ -178,6 +178,12 @@ footer .show-api::after { content: "·"; margin: 0 var(--size-2) 0 var(--size-1)
     margin-right: 24px !important;
   }
   #chat .user-row { margin-right: 24px !important; }
+  /* A finger needs about 44 px: the exports (26 px high), the question's Ask (30), the tabs
+     (32), a card's BibTeX toggle (19) and its Copy (21) were hard to hit on a phone. */
+  #export-md, #export-bib, #question .submit-button, [role="tablist"] > button[role="tab"],
+  .source-card summary, .source-card .copy-bib { min-height: 44px !important; }
+  #question .submit-button { min-width: 44px !important; }
+  .source-card summary { padding-block: 12px; }  /* centred, its disclosure triangle kept */
   /* A whole abstract made each card taller than the screen (four cards: 6,000 px), and a tap
      on [n] landed mid-card: the abstract scrolls inside its card, opened at the quoted
      sentence by the page script. */

@@ -185,6 +185,34 @@ def test_phone_answer_is_inset_in_the_chat_and_clear_of_its_clear_button(
     page.close()
 
 
+TAP_TARGETS = (  # what a reader taps on a phone, beside the chat's own links
+    "#export-md",
+    "#export-bib",
+    "#question .submit-button",
+    "[role='tablist'] > button[role='tab']",
+    ".source-card:visible summary",
+    ".source-card:visible .copy-bib",
+)
+FINGER_PX = 44  # the usual least size of a touch target
+
+
+def test_phone_controls_are_big_enough_for_a_finger(browser: Browser, served: Served) -> None:
+    # A new user at 390 px: the exports were 26 px high, Ask 30, the tabs 32, a card's BibTeX
+    # toggle 19 and its Copy 21.
+    page = open_phone(browser, served)
+    ask(page, QUESTIONS[0])
+    page.locator(".source-card:visible summary").first.click()  # shows its Copy button
+    for selector in TAP_TARGETS:
+        targets = page.locator(selector)
+        assert targets.count(), selector
+        for target in targets.all():
+            box = target.bounding_box()
+            assert box is not None and box["height"] >= FINGER_PX, (selector, box)
+    ask_box = page.locator("#question .submit-button").bounding_box()
+    assert ask_box is not None and ask_box["width"] >= FINGER_PX, ask_box
+    page.close()
+
+
 def test_screen_readers_are_told_each_message_as_plain_text(
     browser: Browser, served: Served
 ) -> None:
