@@ -158,7 +158,7 @@ def collect(index: Index, claims: list[stance_data.Claim], model: Any) -> dict[s
         vector = index.embedder.embed([claim.text])[0]
         rows = []
         for s in ranked:
-            texts, vectors = scorer._local[s.paper.id]
+            texts, vectors, _ = scorer._local[s.paper.id]
             order = [int(i) for i in np.argsort(-(vectors @ vector))[:READ]]
             probabilities = model.probabilities([(claim.text, texts[i]) for i in order])
             rows.append(
