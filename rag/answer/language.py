@@ -55,6 +55,9 @@ _ENGLISH_WORDS = (
 )
 _ENGLISH = set(_ENGLISH_WORDS.split())
 _LATIN_WORD = re.compile(r"[^\W\d_]+")
+# What English citations write in Latin or with a name's elision: "et al." and the "D'" of
+# "D'Angelo" ("Yuksel vs D'Angelo et al." counted "d" and "et" as French).
+_NAMES_APART = re.compile(r"\bet\s+al\b\.?|\b[A-Za-z]'(?=[A-Z])")
 # Said in the question's language when the answer was drawn from English abstracts.
 DRAWN_FROM_ENGLISH = {
     "zh": "此回答依据英文论文摘要，检索时使用了问题的英文译文。",  # noqa: RUF001  # Chinese comma
@@ -91,7 +94,7 @@ def detect_language(text: str) -> str:
         if "HIRAGANA" in foreign or "KATAKANA" in foreign:
             return "ja"  # Japanese mixes kana with CJK ideographs
         return _SCRIPTS[max(set(foreign), key=foreign.count)]
-    words = [w.lower() for w in _LATIN_WORD.findall(text)]
+    words = [w.lower() for w in _LATIN_WORD.findall(_NAMES_APART.sub(" ", text))]
     if len(words) < 3:
         return "en"
     english = sum(w in _ENGLISH for w in words)

@@ -278,6 +278,10 @@ def test_a_chinese_question_is_translated_and_answered_by_an_openai_backend(
         ("Which papers use RoPE for long contexts?", "en"),
         ("Tell me about ConPress.", "en"),
         ("GRPO", "en"),
+        # "et al." and the "D'" of a name are no French: both were refused as French (a new user)
+        ("Yuksel vs D'Angelo et al.", "en"),
+        ("D'Angelo et al. vs ExPLAIND", "en"),
+        ("Le papier de D'Angelo et al. est sur quoi ?", "fr"),
     ],
 )
 def test_language_detection(text: str, lang: str) -> None:
