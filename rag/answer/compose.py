@@ -294,10 +294,13 @@ def without_names(question: str, papers: Sequence[Paper]) -> str:
     for paper in papers:
         names += [n.split()[-1] for n in paper.authors if n.split()] + list(paper.authors)
         names += [n for n in (method_name(paper.abstract), paper.title) if n]
+    whole = {a.casefold() for paper in papers for a in paper.authors if len(a.split()) > 1}
     text = question
-    # The longest first across all the papers: "Wei Ju" before another paper's "Ju".
+    # The longest first across all the papers: "Wei Ju" before another paper's "Ju". A whole
+    # name in any case ("what did tianyi zhou publish?"); a surname or method as written.
     for name in sorted(set(names), key=len, reverse=True):
-        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text)
+        flags = re.IGNORECASE if name.casefold() in whole else 0
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=flags)
     return text
 
 
