@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rag.backends.base import Backend
 from rag.backends.registry import get_backend
+from rag.errors import ConfigError
 from rag.index.embedding import Embedder
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters
@@ -110,6 +111,7 @@ def search(
     filters: Filters | None = None,
 ) -> list[Hit]:
     """Return the best papers for `query`, best first (see `rag.index.retrieve.search`)."""
+    _at_least_one("k", k)
     index = index or open_index(settings)
     return _search(
         index, query, k=k, retriever=retriever or index.settings.retriever, filters=filters
@@ -136,6 +138,8 @@ def ask_stream(
     from rag.answer.pipeline import answer_stream  # not imported by `search`: about 0.1 s cold
     from rag.answer.record_questions import BIBTEX, entry_format, record_fields
 
+    if top_k is not None:
+        _at_least_one("top_k", top_k)
     index = index or open_index(settings)
     settings = settings or index.settings
     if isinstance(backend, str):
@@ -215,6 +219,7 @@ def cite(
     from rag.cite.claims import cite as _cite
     from rag.stance.choose import judge_for
 
+    _at_least_one("k", k)
     index = index or open_index(settings)
     settings = settings or index.settings
     judge = judge_for(settings.stance, settings)
@@ -255,6 +260,7 @@ def similar(
     from rag.cite.claims import find_paper
     from rag.cite.similar import similar as _similar
 
+    _at_least_one("k", k)
     index = index or open_index(settings)
     return _similar(index, find_paper(index, key_or_id), k=k)
 
@@ -292,3 +298,10 @@ def stats(*, settings: Settings | None = None, index: Index | None = None) -> di
         "chunks": index.store.chunk_count(),
         "areas": len({p.area for p in papers if p.area}),
     }
+
+
+def _at_least_one(name: str, value: int) -> None:
+    """Raise ConfigError unless `value` (how many papers) is a whole number of 1 or more: a
+    negative `k` listed 37 papers and 0 none, without a word (a new user's re-trial)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{name} must be a whole number of 1 or more, not {value!r}.")

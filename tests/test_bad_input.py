@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from rag import api
 from rag.cli import EXIT_PARTIAL, cli
+from rag.errors import ConfigError
 from rag.index.paper_index import Index
 from rag.ingest.parsers import MAX_ERRORS_PER_FILE, detect_format, iter_path, parse_path, reading
 from rag.ingest.parsers.limits import MAX_ABSTRACT_CHARS
@@ -395,3 +397,20 @@ def test_a_missing_questions_file_or_an_empty_question_is_named(
     assert result.exit_code == 2, result.output
     assert words in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda index: api.search("graphs", index=index, k=-3),  # before: 37 papers
+        lambda index: api.search("graphs", index=index, k=0),  # before: none, without a word
+        lambda index: api.ask("graphs", index=index, top_k=0, backend=None),  # before: answered
+        lambda index: api.cite("Graphs help.", index=index, k=0),
+        lambda index: api.similar("x", index=index, k=-1),
+    ],
+)
+def test_the_api_names_a_number_of_papers_below_one(
+    seed_index: Index, call: Callable[[Index], object]
+) -> None:
+    with pytest.raises(ConfigError, match="1 or more"):
+        call(seed_index)
