@@ -415,12 +415,22 @@ _OF_THE_TOPIC = re.compile(
 )
 
 
+# A message that opens on what it sets the last answer beside: "vs TreePO?", "versus RLHF",
+# "compared to ICGNN?", "as opposed to PPO?" (its first term is the last answer's paper).
+COMPARED_OPENING = re.compile(
+    r"^\W*(?:and\s+|but\s+)?(?:vs\.?|versus|compared\s+(?:to|with)|as\s+opposed\s+to|"
+    r"relative\s+to)\s+\S",
+    re.IGNORECASE,
+)
+
+
 def depends_on_history(question: str) -> bool:
     """Return whether `question` needs the previous answer to be understood (see module doc).
 
     Used to decide whether to rewrite at all, by the rule and before any LLM rewrite.
     """
-    return refers_back(question) or not _own_words(question)
+    compared = bool(COMPARED_OPENING.match(question))
+    return refers_back(question) or not _own_words(question) or compared
 
 
 _REFERENCES = (

@@ -32,6 +32,7 @@ from rag.answer.pair_words import COMPARES, PAIR_PRONOUN, PAIR_REF
 from rag.answer.record_questions import names_only_fields, record_fields
 from rag.answer.references import (
     BARE_IT,
+    COMPARED_OPENING,
     EXPLETIVE_IT,
     LEAD,
     NUMBER_REF,
@@ -237,6 +238,11 @@ def rule_rewrite(
             return Condensed(question, question, "rule", excluded=cited)
     if last is None or not (depends_on_history(question) or WHICH_SUBJECT.search(question)):
         return Condensed(question, question)
+    if COMPARED_OPENING.match(question) and (beside := papers_of(last, resolve)):
+        # "vs TreePO?" after an answer on Deng et al.: "Deng et al. vs TreePO?", of both
+        # (the paper it names joins in the pipeline, rag/answer/resolution.py)
+        names = " and ".join(paper_name(p) for p in beside)
+        return Condensed(f"{names} {question.strip()}", question, "rule", tuple(beside))
     numbers = cited_numbers(last)
     text = EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)  # keeps the spans
 

@@ -133,6 +133,10 @@ def test_a_comparison_cites_every_paper_it_names(
         # "Teng et al." has no method name: the rewrite "how does Teng et al. compare to ASMC?"
         # named ASMC alone, and the answer left the paper the user named out (a new user)
         ("what does Teng et al. find?", "how does it compare to ASMC?", {"Xin Teng", "Ke Wang"}),
+        # a message opening on what it sets the last paper beside (a new user's re-trial: "vs
+        # TreePO?" was searched alone and answered from TreePO)
+        ("what does Deng et al. report about GRPO?", "vs TreePO?", {"wenlong deng", "Yizhi Li"}),
+        ("what is CLINIC?", "compared with CELL?", {"Yifan Wang", "Hourun Li"}),
     ],
 )
 def test_a_follow_up_naming_another_paper_asks_it_too(
