@@ -50,6 +50,7 @@ from rag.answer.references import (
     ordinal_place,
     place_word,
     places_named,
+    refers_back,
 )
 from rag.ingest.wanted import Want, wanted
 from rag.records import Paper
@@ -238,9 +239,11 @@ def rule_rewrite(
             return Condensed(question, question, "rule", excluded=cited)
     if last is None or not (depends_on_history(question) or WHICH_SUBJECT.search(question)):
         return Condensed(question, question)
-    if COMPARED_OPENING.match(question) and (beside := papers_of(last, resolve)):
+    compared_only = bool(COMPARED_OPENING.match(question)) and not refers_back(question)
+    if compared_only and (beside := papers_of(last, resolve)):
         # "vs TreePO?" after an answer on Deng et al.: "Deng et al. vs TreePO?", of both
-        # (the paper it names joins in the pipeline, rag/answer/resolution.py)
+        # (the paper it names joins in the pipeline, rag/answer/resolution.py); "compared to
+        # GRPO, is this cheaper?" points back itself, as the rules below read it
         names = " and ".join(paper_name(p) for p in beside)
         return Condensed(f"{names} {question.strip()}", question, "rule", tuple(beside))
     numbers = cited_numbers(last)
