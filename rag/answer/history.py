@@ -265,6 +265,20 @@ def the_set(turns: Sequence[Turn], resolve: Resolver | None) -> list[Paper]:
     return papers_of(set_turn(turns), resolve)
 
 
+# A paper's name as an answer shows it: "Wang et al. (IDFT): ...", "- Ju et al. (ICGNN) find".
+_SHOWN_NAME = re.compile(r"\bet al\.(?:'s)?\s*\(([^()]{2,60})\)")
+
+
+def names_one_shown(before: Turn, question: str) -> bool:
+    """Whether `question` names, as written, one of several papers the answer of `before` showed
+    (by the method name its abstract introduces or its name in the answer's text)."""
+    if len(cited_numbers(before)) < 2:
+        return False
+    names = {method_name(p.abstract) for p in before.cited if p.abstract}
+    names |= set(_SHOWN_NAME.findall(before.answer))
+    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", question) for n in names if n)
+
+
 def set_turn(turns: Sequence[Turn]) -> Turn | None:
     """Return the turn whose papers a choice, an ordinal or "the others" range over.
 
@@ -272,9 +286,12 @@ def set_turn(turns: Sequence[Turn]) -> Turn | None:
     than one paper: answers that chose among those papers since ("Which one is on graphs?")
     narrow nothing for the next choice. With no such answer citing a paper, the last answer.
     """
-    for turn in reversed(turns):
+    for i in range(len(turns) - 1, -1, -1):
+        turn = turns[i]
         typed = turn.typed or turn.question
-        own = not depends_on_history(typed)
+        # "what does IDFT do?" after a list that showed IDFT asks of one of its papers: the list
+        # stays the set ("any other papers on this?" was asked of IDFT's question alone).
+        own = not depends_on_history(typed) and not (i and names_one_shown(turns[i - 1], typed))
         rest = bool(OTHERS_REF.search(typed)) and not PICKS.search(typed)
         cited = len(cited_numbers(turn)) if turn.answer else 0
         if (own and cited) or (rest and cited > 1):

@@ -290,3 +290,23 @@ def test_other_papers_on_the_sets_question_leave_out_every_paper_shown_since(
     others = answers[2]
     assert not set(first_authors(others)) & shown, others.answer
     assert not {h.paper.authors[0] for h in others.nearest} & shown, others.answer
+
+
+@pytest.mark.slow
+def test_a_question_naming_one_of_the_set_keeps_the_set(real_seed_index: Index) -> None:
+    # "what does IDFT do?" after the federated-learning list was taken for a question of its
+    # own: "are there any other papers on this?" then searched "what does IDFT do?" (a new
+    # user's re-trial), and an ordinal would have ranged over IDFT alone.
+    first, _, others, second = session(
+        real_seed_index,
+        [
+            "papers on federated learning?",
+            "what does IDFT do?",
+            "are there any other papers on this?",
+            "the second one",
+        ],
+    )
+    assert len(first.citations) >= 2
+    assert others.standalone == "papers on federated learning?"
+    assert not set(first_authors(others)) & set(first_authors(first))
+    assert first_authors(second) == [first.citations[1].hit.paper.authors[0]]
