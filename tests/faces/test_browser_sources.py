@@ -74,12 +74,13 @@ def test_an_earlier_answers_number_shows_that_answers_card(
         """Click (tap) `answer`'s [1] and check its card is shown as a latest answer's is."""
         link = answer.locator("a.cite", has_text="[1]").first
         link.tap() if phone else link.click()
+        # Outlined for 1.5 s: read first, before the slower checks below let it go.
+        expect(card).to_have_class(re.compile(r"\bflash\b"))
         # Its head on the screen, and on a phone the abstract opened at the quoted sentence.
         expect(card.locator(".card-head")).to_be_in_viewport(ratio=1)
         expect(card.locator("mark")).to_be_in_viewport(ratio=0.5)
         if phone:  # the whole quoted sentence inside its abstract's box, where it fits
             assert card.locator(".card-abstract").evaluate(WHOLE_MARK_SHOWN)
-        expect(card).to_have_class(re.compile(r"\bflash\b"))
 
     follow(answers.first, earlier)
     expect(earlier).to_contain_text(papers[0])
