@@ -415,11 +415,13 @@ _OF_THE_TOPIC = re.compile(
 )
 
 
-# A message that opens on what it sets the last answer beside: "vs TreePO?", "versus RLHF",
-# "compared to ICGNN?", "as opposed to PPO?" (its first term is the last answer's paper).
+# A message that is nothing but what it sets the last answer beside: "vs TreePO?", "versus
+# RLHF", "compared to ICGNN?", "as opposed to PPO?" (its first term is the last answer's
+# paper); not a question that goes on ("Compared to PPO, does GRPO converge faster?", "versus
+# what baseline does ConPress compare?").
 COMPARED_OPENING = re.compile(
     r"^\W*(?:and\s+|but\s+)?(?:vs\.?|versus|compared\s+(?:to|with)|as\s+opposed\s+to|"
-    r"relative\s+to)\s+\S",
+    r"relative\s+to)\s+(?!(?:what|which|how)\b)[^,;:?]+\?*\s*$",
     re.IGNORECASE,
 )
 

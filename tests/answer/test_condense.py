@@ -8,7 +8,7 @@ import pytest
 
 from rag import prompts
 from rag.answer.condense import condense, described_reference
-from rag.answer.history import Turn, paper_name, to_turns
+from rag.answer.history import Turn, paper_name, set_turn, to_turns
 from rag.answer.pipeline import answer
 from rag.answer.references import asks_of_a_pair, refers_back, without_reference
 from rag.answer.rendering import Answer
@@ -1058,3 +1058,48 @@ def test_two_places_and_it_beside_a_place_are_each_named() -> None:
     result = rule_rewrite("how does the first compare to the third one?", [three])
     assert result.question == "how does AlphaNet compare to GammaRL?"
     assert rule_rewrite("does it beat the first one?", [three, second]).papers == (BETA, ALPHA)
+
+
+GAMMA = paper("We propose GammaFL, a federated learner.", ("Cy Wu",), "Wu — GammaFL")
+LISTED = Turn(
+    "Which papers propose models?",
+    "AlphaNet does [1]. BetaGAN does [2]. GammaFL does [3].",
+    (ALPHA, BETA, GAMMA),
+)
+
+
+def test_a_question_naming_one_of_the_set_keeps_the_set() -> None:
+    # "what does IDFT do?" after the federated-learning list became the set, and "any other
+    # papers on this?" then searched it alone (a new user's re-trial). Each named question is
+    # read against the set before it (this stop's review: a second one became the set).
+    one = Turn("What does AlphaNet do?", "AlphaNet does [1].", (ALPHA,))
+    other = Turn("What does BetaGAN do?", "BetaGAN does [1].", (BETA,))
+    assert set_turn([LISTED, one]) is LISTED
+    assert set_turn([LISTED, one, other]) is LISTED
+    # answered with papers besides the set's ("papers that extend AlphaNet to text?"): its own
+    new = paper("We propose DeltaText, AlphaNet for text.", ("Di Ho",), "Ho — DeltaText")
+    wider = Turn("Papers that extend AlphaNet to text?", "DeltaText does [1]. AlphaNet [2].",
+                 (new, ALPHA))  # fmt: skip
+    assert set_turn([LISTED, wider]) is wider
+    # a question of its own naming no paper of the set starts its own
+    fresh = Turn("Which papers study molecules?", "BetaGAN does [1].", (BETA,))
+    assert set_turn([LISTED, fresh]) is fresh
+
+
+@pytest.mark.parametrize(
+    ("question", "compared"),
+    [
+        ("vs TreePO?", True),
+        ("compared with CELL?", True),
+        ("and as opposed to PPO", True),
+        # a question that goes on is read by the other rules (this stop's review)
+        ("Compared to PPO, does GRPO converge faster?", False),
+        ("versus what baseline does ConPress compare?", False),
+        ("Relative to SFT, which papers use RL for reasoning?", False),
+    ],
+)
+def test_only_a_bare_comparison_opening_sets_the_last_paper_beside(
+    question: str, compared: bool
+) -> None:
+    rewritten = rule_rewrite(question, [Turn("What is AlphaNet?", "AlphaNet does [1].", (ALPHA,))])
+    assert (rewritten.papers == (ALPHA,) and rewritten.question.startswith("AlphaNet ")) is compared
