@@ -279,21 +279,35 @@ def names_one_shown(before: Turn, question: str) -> bool:
     return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", question) for n in names if n)
 
 
+def _within(turn: Turn, listed: Turn) -> bool:
+    """Whether `turn`'s answer cites none but papers `listed` showed (by its papers where they
+    are known; else it cites one at most)."""
+    if turn.cited and listed.cited:
+        return {p.id for p in turn.cited} <= {p.id for p in listed.cited}
+    return len(cited_numbers(turn)) <= 1
+
+
 def set_turn(turns: Sequence[Turn]) -> Turn | None:
     """Return the turn whose papers a choice, an ordinal or "the others" range over.
 
     That is the latest answer to a question of its own, or to "the others" when it cited more
     than one paper: answers that chose among those papers since ("Which one is on graphs?")
     narrow nothing for the next choice. With no such answer citing a paper, the last answer.
+    A question that names one of the set's papers and is answered from the set alone ("what
+    does IDFT do?" after the federated-learning list) is asked of the set, not one of its own:
+    "any other papers on this?" was asked of IDFT's question alone. One answered with papers
+    besides ("papers that extend IDFT to graphs?") starts a set of its own.
     """
-    for i in range(len(turns) - 1, -1, -1):
-        turn = turns[i]
+    listed: Turn | None = None
+    for turn in turns:  # in order: each turn is read against the set before it
         typed = turn.typed or turn.question
-        # "what does IDFT do?" after a list that showed IDFT asks of one of its papers: the list
-        # stays the set ("any other papers on this?" was asked of IDFT's question alone).
-        own = not depends_on_history(typed) and not (i and names_one_shown(turns[i - 1], typed))
+        own = not depends_on_history(typed) and not (
+            listed is not None and names_one_shown(listed, typed) and _within(turn, listed)
+        )
         rest = bool(OTHERS_REF.search(typed)) and not PICKS.search(typed)
         cited = len(cited_numbers(turn)) if turn.answer else 0
         if (own and cited) or (rest and cited > 1):
-            return turn
+            listed = turn
+    if listed is not None:
+        return listed
     return next((t for t in reversed(turns) if t.answer), None)
