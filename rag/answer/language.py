@@ -55,9 +55,9 @@ _ENGLISH_WORDS = (
 )
 _ENGLISH = set(_ENGLISH_WORDS.split())
 _LATIN_WORD = re.compile(r"[^\W\d_]+")
-# What English citations write in Latin or with a name's elision: "et al." and the "D'" of
-# "D'Angelo" ("Yuksel vs D'Angelo et al." counted "d" and "et" as French).
-_NAMES_APART = re.compile(r"\bet\s+al\b\.?|\b[A-Za-z]'(?=[A-Z])")
+# The elision of a capitalised name: the "D'" of "D'Angelo" ("Yuksel vs D'Angelo et al." counted
+# "d" and "et" as French), not the "l'" of "l'IA".
+_NAMES_APART = re.compile(r"\b[A-Z]'(?=[A-Z][a-z])")
 # Said in the question's language when the answer was drawn from English abstracts.
 DRAWN_FROM_ENGLISH = {
     "zh": "此回答依据英文论文摘要，检索时使用了问题的英文译文。",  # noqa: RUF001  # Chinese comma

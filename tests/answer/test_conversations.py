@@ -282,6 +282,8 @@ def test_a_chinese_question_is_translated_and_answered_by_an_openai_backend(
         ("Yuksel vs D'Angelo et al.", "en"),
         ("D'Angelo et al. vs ExPLAIND", "en"),
         ("Le papier de D'Angelo et al. est sur quoi ?", "fr"),
+        ("Pourquoi l'IA échoue ?", "fr"),  # an elision before no name (this stop's review)
+        ("Que trouvent Deng et al. ?", "fr"),
     ],
 )
 def test_language_detection(text: str, lang: str) -> None:
