@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -303,5 +304,5 @@ def stats(*, settings: Settings | None = None, index: Index | None = None) -> di
 def _at_least_one(name: str, value: int) -> None:
     """Raise ConfigError unless `value` (how many papers) is a whole number of 1 or more: a
     negative `k` listed 37 papers and 0 none, without a word (a new user's re-trial)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ConfigError(f"{name} must be a whole number of 1 or more, not {value!r}.")

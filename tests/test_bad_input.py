@@ -414,3 +414,9 @@ def test_the_api_names_a_number_of_papers_below_one(
 ) -> None:
     with pytest.raises(ConfigError, match="1 or more"):
         call(seed_index)
+
+
+def test_the_api_takes_any_whole_number_of_papers(seed_index: Index) -> None:
+    import numpy as np
+
+    assert len(api.search("graphs", index=seed_index, k=np.int64(2))) == 2  # a slider's value

@@ -300,7 +300,8 @@ def without_names(question: str, papers: Sequence[Paper]) -> str:
     # name in any case ("what did tianyi zhou publish?"); a surname or method as written.
     for name in sorted(set(names), key=len, reverse=True):
         flags = re.IGNORECASE if name.casefold() in whole else 0
-        text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=flags)
+        written = re.escape(name).replace(r"\ ", r"\s+")  # "Tianyi  Zhou" too
+        text = re.sub(rf"(?<!\w){written}(?!\w)", " ", text, flags=flags)
     return text
 
 

@@ -346,3 +346,4 @@ def test_a_question_without_its_papers_names_whatever_their_order(order: int) ->
         "what", "did", "publish?"
     ]  # fmt: skip
     assert "ju" in without_names("a ju b", papers[::order]).split()
+    assert without_names("papers by Wei  Ju", papers[::order]).split() == ["papers", "by"]
