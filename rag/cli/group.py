@@ -170,6 +170,20 @@ def complete_keys(
     ]
 
 
+def papers_option(help_text: str, default: int | None = None) -> Any:
+    """The `-k/--top-k` option: how many papers, a whole number of 1 or more (`-k 0` listed
+    nothing, `-k -3` was taken, without a word)."""
+    return click.option(
+        "-k",
+        "--top-k",
+        "k",
+        default=default,
+        show_default=default is not None,
+        type=click.IntRange(min=1),
+        help=help_text,
+    )
+
+
 def filter_options(f: Any) -> Any:
     """Add --area/--author/--year-min/--year-max to a command."""
     for opt in reversed(

@@ -15,21 +15,14 @@ from rag.cli.group import (
     emit_json,
     filter_options,
     make_filters,
+    papers_option,
     settings_for,
 )
 
 
 @command()
 @click.argument("query")
-@click.option(
-    "-k",
-    "--top-k",
-    "k",
-    default=10,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Papers to list.",
-)
+@papers_option("Papers to list.", 10)
 @click.option("--retriever", type=click.Choice(["hybrid", "dense", "bm25"]))
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -119,7 +112,7 @@ def _print_answer(answer: Any, streamed: bool) -> None:
     help="Answer every question in FILE (one per line, or JSONL with 'question').",
 )
 @click.option("--backend", type=click.Choice(["local", "openai", "extractive"]))
-@click.option("-k", "--top-k", "k", type=click.IntRange(min=1), help="Papers to use.")
+@papers_option("Papers to use.")
 @click.option("--retriever", type=click.Choice(["hybrid", "dense", "bm25"]))
 @filter_options
 @click.option(

@@ -19,6 +19,7 @@ from rag.cli.group import (
     index_for,
     make_filters,
     paper_name,
+    papers_option,
     settings_for,
 )
 
@@ -33,13 +34,7 @@ TITLE_ONLY = "title only"  # a citation matched on the title of a record without
     type=click.Path(path_type=Path, allow_dash=True, dir_okay=False),
     help="Cite every sentence of this paragraph file ('-' for stdin) instead of one CLAIM.",
 )
-@click.option(
-    "-k",
-    "--top-k",
-    "k",
-    type=click.IntRange(min=1),
-    help="Most papers: for a CLAIM (default 5), per sentence (2).",
-)
+@papers_option("Most papers: for a CLAIM (default 5), per sentence (2).")
 @click.option(
     "--style",
     type=click.Choice(["latex", "pandoc"]),
@@ -263,15 +258,7 @@ def show(ctx: click.Context, key_or_id: str, fmt: str | None) -> None:
 
 @command()
 @click.argument("key_or_id", shell_complete=complete_keys)
-@click.option(
-    "-k",
-    "--top-k",
-    "k",
-    default=5,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Papers to list.",
-)
+@papers_option("Papers to list.", 5)
 @click.option(
     "--method",
     type=click.Choice(["hybrid", "vector", "fused"]),
