@@ -1060,11 +1060,11 @@ def test_two_places_and_it_beside_a_place_are_each_named() -> None:
     assert rule_rewrite("does it beat the first one?", [three, second]).papers == (BETA, ALPHA)
 
 
-GAMMA = paper("We propose GammaFL, a federated learner.", ("Cy Wu",), "Wu — GammaFL")
-LISTED = Turn(
+FEDERATED = paper("We propose GammaFL, a federated learner.", ("Cy Wu",), "Wu — GammaFL")
+LISTED_WITH_NAMES = Turn(
     "Which papers propose models?",
     "AlphaNet does [1]. BetaGAN does [2]. GammaFL does [3].",
-    (ALPHA, BETA, GAMMA),
+    (ALPHA, BETA, FEDERATED),
 )
 
 
@@ -1074,16 +1074,16 @@ def test_a_question_naming_one_of_the_set_keeps_the_set() -> None:
     # read against the set before it (this stop's review: a second one became the set).
     one = Turn("What does AlphaNet do?", "AlphaNet does [1].", (ALPHA,))
     other = Turn("What does BetaGAN do?", "BetaGAN does [1].", (BETA,))
-    assert set_turn([LISTED, one]) is LISTED
-    assert set_turn([LISTED, one, other]) is LISTED
+    assert set_turn([LISTED_WITH_NAMES, one]) is LISTED_WITH_NAMES
+    assert set_turn([LISTED_WITH_NAMES, one, other]) is LISTED_WITH_NAMES
     # answered with papers besides the set's ("papers that extend AlphaNet to text?"): its own
     new = paper("We propose DeltaText, AlphaNet for text.", ("Di Ho",), "Ho — DeltaText")
     wider = Turn("Papers that extend AlphaNet to text?", "DeltaText does [1]. AlphaNet [2].",
                  (new, ALPHA))  # fmt: skip
-    assert set_turn([LISTED, wider]) is wider
+    assert set_turn([LISTED_WITH_NAMES, wider]) is wider
     # a question of its own naming no paper of the set starts its own
     fresh = Turn("Which papers study molecules?", "BetaGAN does [1].", (BETA,))
-    assert set_turn([LISTED, fresh]) is fresh
+    assert set_turn([LISTED_WITH_NAMES, fresh]) is fresh
 
 
 @pytest.mark.parametrize(
