@@ -39,7 +39,7 @@ from rag.answer.compose import (
 from rag.answer.continuation import among, asks_the_collection, continues
 from rag.answer.discourse import points_back
 from rag.answer.evidence import Evidence, select_evidence
-from rag.answer.history import last_answer_papers, to_turns
+from rag.answer.history import answers_only, last_answer, last_answer_papers, to_turns
 from rag.answer.language import (
     can_translate,
     detect_language,
@@ -224,7 +224,17 @@ def answer_stream(
 
     if fields and condensed.papers and condensed.pick is None:
         asked = condensed.question if condensed.question != question else None
-        found = {h.paper.id: h for h in hits_of(index, query, condensed.papers, [])}
+        # "bibtex please", "authors?" name no topic: each card's relevance is its paper's to the
+        # question its answer was on (it was 0.00 to "bibtex please", a new user).
+        last = last_answer(answers_only(to_turns(history))) if history and of_last else None
+        searched = (
+            _with_abstracts(index, last.question, k=k, retriever=retriever or settings.retriever,
+                            filters=filters)
+            if last is not None
+            else []
+        )  # fmt: skip
+        basis = last.question if last is not None else query
+        found = {h.paper.id: h for h in hits_of(index, basis, condensed.papers, searched)}
         of = [found.get(p.id) or Hit(p, 0, 0.0, p.title or "", 0.0) for p in condensed.papers]
         note = listed(condensed.papers)
         yield from _record_answer(

@@ -270,3 +270,21 @@ def test_entries_in_another_format_are_given_in_it(
     assert not answer.abstained and [c.hit.paper.citation_key for c in answer.citations] == keys
     assert f"```{fence}\n" in answer.answer and all(key in answer.answer for key in keys)
     assert "AB  - " not in answer.answer and '"abstract"' not in answer.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("follow_up", ["bibtex please", "authors?"])
+def test_a_record_request_s_cards_keep_their_relevance_to_the_question_before(
+    real_seed_index: Index, follow_up: str
+) -> None:
+    # After "bibtex please" the card read "relevance 0.00": its paper's cosine to the request
+    # (a new user at both widths). It is its relevance to the question its answer was on.
+    first_question = "Which papers deal with noisy labels on graphs?"
+    first = api.ask(first_question, index=real_seed_index, backend="extractive")
+    then = api.ask(
+        follow_up, index=real_seed_index, backend="extractive", history=[(first_question, first)]
+    )
+    before = {c.hit.paper.id: c.hit.relevance for c in first.citations}
+    after = {c.hit.paper.id: c.hit.relevance for c in then.citations}
+    assert after and set(after) <= set(before)
+    assert all(after[pid] == pytest.approx(before[pid], abs=1e-6) for pid in after), (before, after)
