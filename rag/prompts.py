@@ -47,6 +47,9 @@ ABSTAIN = (
     "The collection has no paper on this question. "
     "The nearest papers, none of them close enough to answer it, are listed below."
 )
+# ABSTAIN's second sentence when no paper searched came near at all (BM25 alone, a filter):
+# there is nothing "listed below".
+NONE_NEAR = "No paper searched came near enough to be listed."
 # Said after ABSTAIN's first sentence when some of the question's words are in no paper at all
 # ("DPO vs PPO?": "PPO"), which tells a reader whether to rephrase or fix a typo.
 NO_PAPER_USES = "No paper's title or abstract uses {words}."
@@ -88,6 +91,15 @@ NO_OTHER = (
 )
 
 # "What about the third one?" after an answer that listed two papers (rag/answer/rewrite.py).
+NO_EARLIER_ANSWER = (
+    "“{message}” points at the papers of an earlier answer, and there is none yet. Ask about a "
+    "topic, or name a paper."
+)
+NO_EARLIER_SEARCHED = (
+    "No earlier answer listed papers for this question to point back at, so it was asked of "
+    "the whole collection."
+)
+
 NO_SUCH_PLACE = (
     "The previous answer listed {papers}, so it has no {word} one. Ask about {them} by name, or "
     "ask a new question."

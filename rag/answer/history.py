@@ -51,12 +51,21 @@ class Turn:
         on ConPress), and a follow-up would then be told ConPress is "not a paper on it"."""
         return self.answer.lstrip().startswith(_ABSTAINED)
 
+    @property
+    def unread(self) -> bool:
+        """Whether the question was not searched: the bundled models read English only, or it
+        only pointed at earlier papers when there were none. It found no paper and has no words
+        a follow-up could take up."""
+        return self.answer.lstrip().startswith(_UNREAD) or _NO_EARLIER in self.answer
+
 
 Resolver = Callable[[str], "Paper | None"]
 
 # How an answer that found no paper on its question opens (`Turn.found_none`), read from its
 # text, so that a chat's rendered messages say it as the Answer does.
 _ABSTAINED = prompts.ABSTAIN.split(". ")[0]
+_UNREAD = prompts.ENGLISH_ONLY.split(",")[0]
+_NO_EARLIER = prompts.NO_EARLIER_ANSWER.split("” ", 1)[1].split(".")[0]
 
 
 # The page's marks around an answer: a badge before a turn ("English only", "No paper on
@@ -120,7 +129,9 @@ def to_turns(history: Sequence[Any] | None) -> list[Turn]:
             turns.append(turn)
     if pending is not None:
         turns.append(Turn(pending))
-    return turns
+    # A question in Chinese that was not searched is no referent: "how do they measure it?"
+    # after it was searched as "how do they measure 哪些论文… (ExPLAIND)?" (a new user).
+    return [t for t in turns if not t.unread]
 
 
 def paper_name(paper: Paper) -> str:
@@ -237,9 +248,14 @@ def with_earlier(
     turns: Sequence[Turn], last: Turn, papers: list[Paper], resolve: Resolver | None
 ) -> list[Paper]:
     """`papers` (one, of `last`) and the first paper an earlier answer showed that is not it:
-    what a plural asked of a pair ("the two papers", "how do they compare?") refers to."""
+    what a plural asked of a pair ("the two papers", "how do they compare?") refers to. Not
+    the nearest papers an abstention listed: "which of them is the most recent?" after an answer
+    citing CURE was asked of TreePO too, the nearest paper to "hiking trails" two turns before
+    (a new user)."""
     upto = list(turns[: turns.index(last)]) if last in turns else []
     for turn in reversed(upto):
+        if turn.found_none:
+            continue
         earlier = [p for p in papers_of(turn, resolve) if p.id != papers[0].id]
         if earlier:
             return [earlier[0], *papers]

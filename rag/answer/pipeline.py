@@ -39,7 +39,14 @@ from rag.answer.compose import (
 from rag.answer.continuation import among, asks_the_collection, continues
 from rag.answer.discourse import points_back
 from rag.answer.evidence import Evidence, select_evidence
-from rag.answer.history import answers_only, last_answer, last_answer_papers, to_turns
+from rag.answer.history import (
+    Resolver,
+    answers_only,
+    last_answer,
+    last_answer_papers,
+    papers_of,
+    to_turns,
+)
 from rag.answer.language import (
     can_translate,
     detect_language,
@@ -73,6 +80,8 @@ from rag.answer.references import (
     asks_for_any,
     asks_of_a_pair,
     opens_with_which,
+    points_back_only,
+    refers_back,
     without_reference,
 )
 from rag.answer.relevance import RelevanceCheck
@@ -181,6 +190,15 @@ def answer_stream(
         llm = backend if settings.follow_up == "llm" else None
         condensed = condensed_question(index, query, terms, history, llm, resolve)
         timings["condense_s"] = time.perf_counter() - t0
+    if condensed.method == "as-is" and refers_back(query) and not _any_papers(history, resolve):
+        # "the second one" first, or after a question that could not be read: no papers to
+        # point at (it searched "the second one" and quoted ExPLAIND on Grokking, a new user).
+        if points_back_only(query):
+            condensed = replace(
+                condensed, reply=prompts.NO_EARLIER_ANSWER.format(message=question.strip())
+            )
+        else:
+            notice = join_notices(notice, prompts.NO_EARLIER_SEARCHED)
     if condensed.described is not None:
         condensed = described_papers(index, condensed, settings, filters)
     if condensed.question == query:
@@ -487,6 +505,9 @@ def answer_stream(
             else prompts.ABSTAIN
         )
         unused = words_no_paper_holds(index, query) if said is prompts.ABSTAIN else []
+        if said is prompts.ABSTAIN and not hits:
+            # "best hiking trails in the Alps" by BM25 within one author's papers: none listed
+            said = f"{said.split('. ', 1)[0]}. {prompts.NONE_NEAR}"
         if unused:
             first, rest = said.split(". ", 1)
             said = f"{first}. {prompts.NO_PAPER_USES.format(words=quoted_words(unused))} {rest}"
@@ -736,6 +757,11 @@ def _relevance_check(
         candidate_vectors=np.vstack(vectors) if vectors else None,
         rarity=term_rarity(index, wanted_terms(query)),
     )
+
+
+def _any_papers(history: Sequence[Any] | None, resolve: Resolver) -> bool:
+    """Whether an earlier answer cited or listed a paper that a message could point at."""
+    return any(papers_of(turn, resolve) for turn in to_turns(history))
 
 
 def _english_only(

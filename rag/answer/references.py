@@ -308,6 +308,12 @@ def refers_back(question: str) -> bool:
     return _names_its_place(text) or _points_by_pronoun(text)
 
 
+def points_back_only(question: str) -> bool:
+    """Return whether `question` only points at earlier papers and asks nothing of its own
+    ("the second one", "and the others?", "that one")."""
+    return refers_back(question) and not _own_words(without_reference(question))
+
+
 def first_reference(question: str) -> int | None:
     """Return where `question`'s first pointer at the previous answer's papers starts (a
     pronoun, "this paper", an ordinal, "the others", a choice; `refers_back` reads the same),

@@ -317,7 +317,7 @@ def render_cards(answer: Answer, *, turn: int = 0, shown: bool = True) -> str:
     """
     opening = f'<section class="sources" data-turn="{turn}"{"" if shown else " hidden"}>'
     if answer.abstained and not answer.nearest:
-        body = '<div class="sources-empty">The index has no papers to show.</div>'
+        body = '<div class="sources-empty">No paper searched came near this question.</div>'
     elif answer.abstained:
         cards = "".join(render_card(hit, turn=turn) for hit in answer.nearest)
         body = _headed("Nearest papers, none close enough to answer", answer, cards)

@@ -1,0 +1,116 @@
+"""Follow-ups with nothing, or nothing of the right kind, to point back at.
+
+A new user (stop 62) opened a chat in Chinese, which the bundled models cannot read, then wrote
+"the second one": it searched "the second one" and quoted ExPLAIND on Grokking. "how do they
+measure it?" next was searched as "how do they measure 哪些论文… (ExPLAIND)?". After an answer
+that found no paper on hiking trails and one citing CURE, "which of them is the most recent?"
+was asked of TreePO too, the nearest paper to the hiking question. With BM25 within one
+author's papers, an off-topic question was told the nearest papers "are listed below", and the
+sources panel said "The index has no papers to show".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rag import api, prompts
+from rag.answer.history import Turn, to_turns, with_earlier
+from rag.answer.rendering import Answer
+from rag.index.paper_index import Index
+from rag.index.retrieve import Filters
+from rag.records import Paper
+from rag.ui.render import render_cards
+from tests.answer.chat_turns import chat
+
+CHINESE = "哪些论文研究大语言模型的推理能力？"  # noqa: RUF001
+
+
+def _paper(abstract: str, author: str) -> Paper:
+    return Paper.create(authors=[author], abstract=abstract)
+
+
+NEAR = _paper("We propose NearNet, a model for graphs.", "Ann Lee")
+ON_TOPIC = _paper("We propose OnTopicGAN, a generator of images.", "Bo Kim")
+
+
+def test_a_question_that_was_not_searched_is_no_turn_to_point_back_at() -> None:
+    turns = to_turns(
+        [
+            {"role": "user", "content": CHINESE},
+            {"role": "assistant", "content": prompts.ENGLISH_ONLY},
+            {"role": "user", "content": "the second one"},
+            {
+                "role": "assistant",
+                "content": prompts.NO_EARLIER_ANSWER.format(message="the second one"),
+            },
+        ]
+    )
+    assert turns == []
+
+
+def test_a_pair_is_not_made_with_a_paper_an_abstention_only_listed() -> None:
+    turns = [
+        Turn("hiking trails", prompts.ABSTAIN, (), nearest=(NEAR,)),
+        Turn("image generation", "OnTopicGAN generates images [1].", (ON_TOPIC,)),
+    ]
+    assert with_earlier(turns, turns[1], [ON_TOPIC], None) == [ON_TOPIC]
+
+
+# -- with the real models
+
+
+def _session(index: Index, questions: list[str]) -> list[Answer]:
+    history: list[tuple[str, Answer]] = []
+    for question in questions:
+        history.append((question, api.ask(question, index=index, backend=None, history=history)))
+    return [answer for _, answer in history]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ask", [_session, chat], ids=["api", "chat"])
+@pytest.mark.parametrize("first", [[], [CHINESE]], ids=["first", "after-chinese"])
+def test_a_pointer_with_no_earlier_papers_says_so(
+    real_seed_index: Index, ask: Any, first: list[str]
+) -> None:
+    *_, second, third = ask(real_seed_index, [*first, "the second one", "how do they measure it?"])
+    assert second.answer == prompts.NO_EARLIER_ANSWER.format(message="the second one")
+    assert not second.citations
+    searched = third.standalone or "how do they measure it?"
+    assert "second" not in searched and "论" not in searched, searched
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ask", [_session, chat], ids=["api", "chat"])
+def test_them_after_one_paper_is_not_paired_with_an_abstentions_nearest(
+    real_seed_index: Index, ask: Any
+) -> None:
+    hiking, diffusion, recent = ask(
+        real_seed_index,
+        [
+            "best hiking trails in the Alps",
+            "diffusion models for image generation?",
+            "which of them is the most recent?",
+        ],
+    )
+    assert hiking.abstained
+    assert [c.hit.paper.id for c in diffusion.citations]
+    nearest = {h.paper.id for h in hiking.nearest} - {c.hit.paper.id for c in diffusion.citations}
+    assert not nearest & {c.hit.paper.id for c in recent.citations}, recent.answer
+    assert "only the nearest" not in recent.answer
+
+
+@pytest.mark.slow
+def test_no_paper_near_enough_is_not_said_to_be_listed(real_seed_index: Index) -> None:
+    answer = api.ask(
+        "best hiking trails in the Alps",
+        index=real_seed_index,
+        backend=None,
+        retriever="bm25",
+        filters=Filters(author="Wei Ju"),
+    )
+    assert answer.abstained and not answer.nearest
+    assert "listed below" not in answer.answer
+    assert answer.answer.endswith(prompts.NONE_NEAR), answer.answer
+    assert "came near" in render_cards(answer) and "has no papers" not in render_cards(answer)
