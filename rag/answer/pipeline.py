@@ -430,12 +430,10 @@ def answer_stream(
         return
     named = bool(condensed.papers)  # the follow-up's papers: each gets its line
     # "Tell me more.", "the second one": a follow-up on papers already shown gets what was not
-    # said of them yet, where their abstracts have more about the question. So does a choice
-    # among them ("which of them detect the noisy nodes?" repeated ICGNN's line on its results
-    # in noisy label scenarios, not the sentence on how it detects them).
+    # said of them yet, where their abstracts have more about the question.
     of_named = named and condensed.pick is None
     wants = names_what_it_wants(condensed.original)
-    earlier = "\n".join(t.answer for t in to_turns(history)) if named else ""
+    earlier = "\n".join(t.answer for t in to_turns(history)) if of_named else ""
     said = "" if wants else earlier
     answerability = None if decision is None else round(decision.probability, 4)
     # A choice among the set is answered on its own words: "Which of them are federated?" wants

@@ -176,23 +176,3 @@ def test_a_paper_pointed_at_for_its_conclusion_gets_a_finding(
     roles = dict(paper_sentence_roles(paper))
     shown = quoted(real_seed_index, second, author)
     assert shown and all(roles[s] in ("result", "conclusion") for s in shown), second.answer
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("first", "choice", "author", "word"),
-    [
-        # a new user (stop 62): the pick repeated "Experiments ... show the superiority of their
-        # approach ... in noisy label scenarios", the line just shown, not how it detects them
-        ("label noise GNN", "which of them detect the noisy nodes?", "Wei Ju", "detect"),
-        ("federated learning", "which of them protect privacy?", "Renxiang Guan", "priva"),
-    ],
-)
-def test_a_choice_among_papers_shown_quotes_what_was_not_said_on_its_words(
-    real_seed_index: Index, first: str, choice: str, author: str, word: str
-) -> None:
-    before, after = chat(real_seed_index, [first, choice])
-    assert author in first_authors(before) and author in first_authors(after), after.answer
-    shown = quoted(real_seed_index, after, author)
-    assert shown and not shown & quoted(real_seed_index, before, author), after.answer
-    assert all(word in s.lower() for s in shown), after.answer
