@@ -61,7 +61,7 @@ from rag.answer.history import (
     to_turns,
     unique,
 )
-from rag.answer.references import ONE_WORDS, ORDINALS
+from rag.answer.references import ONE_WORDS, ORDINALS, first_reference_span
 from rag.answer.rewrite import Condensed, rule_rewrite
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
@@ -114,9 +114,15 @@ def described_reference(
     shown = unique(p for turn in reversed(turns) for p in papers_of(turn, resolve))
     if not shown:
         return None
+    # A pointer before the description is to the last answer's papers, set beside the one
+    # described ("compare it with the continual learning one" was asked of MePo alone); one
+    # after it is the described paper's ("the compression paper - does it need retraining?").
+    pointer = first_reference_span(question[: described.start()])
+    pointed = papers_of(last_answer(turns), resolve) if pointer else []
     return Condensed(
         question, question, "described", tuple(shown),
         described=described.group("words"), described_span=described.span(),
+        pointed=tuple(pointed),
     )  # fmt: skip
 
 

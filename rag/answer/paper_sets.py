@@ -21,7 +21,8 @@ from rag.answer.abstention import (
 )
 from rag.answer.history import paper_name
 from rag.answer.negation import asked_the_opposite
-from rag.answer.rewrite import Condensed
+from rag.answer.references import first_reference_span
+from rag.answer.rewrite import Condensed, asked_of
 from rag.answer.unanswered import and_joined
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, hits_of, search
@@ -163,7 +164,15 @@ def described_papers(
     start, end = condensed.described_span
     names = " and ".join(paper_name(p) for p in papers)
     text = condensed.original
-    return Condensed(f"{text[:start]}{names}{text[end:]}", text, "rule", papers)
+    asked = f"{text[:start]}{names}{text[end:]}"
+    ids = {p.id for p in papers}
+    pointed = tuple(p for p in condensed.pointed if p.id not in ids)
+    if pointed and first_reference_span(text[:start]):
+        # "compare it with the continual learning one": "it" (CA-AMA) beside MePo, named after
+        # the question as any follow-up asked of papers is
+        asked = asked_of(asked, pointed).question
+        papers = (*pointed, *papers)
+    return Condensed(asked, text, "rule", papers)
 
 
 def pick_among(

@@ -89,6 +89,9 @@ class Condensed:
     # (rag/answer/pipeline.py), and where the description stands in `original`.
     described: str | None = None
     described_span: tuple[int, int] = (0, 0)
+    # "compare it with the continual learning one": the last answer's papers, which a pointer
+    # before the description names beside it.
+    pointed: tuple[Paper, ...] = ()
     # "does it handle long sentences?" after an answer that found no paper on "sequence-to-
     # sequence learning with LSTMs": that topic, which the answer must find a paper on or say
     # again that the collection has none (rag/answer/pipeline.py).

@@ -60,6 +60,26 @@ def test_a_paper_named_by_its_topic_is_the_one_the_conversation_showed(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    "turns",
+    [
+        # a new user's probe (stop 62): asked of MePo alone, "does not seem to address this"
+        ["what's new in continual learning?", "ok and what about auctions",
+         "compare it with the continual learning one"],
+        ["continual learning", "auctions",
+         "how does this one differ from the continual learning paper?"],
+    ],
+)  # fmt: skip
+def test_a_pointer_before_a_described_paper_sets_the_last_paper_beside_it(
+    real_seed_index: Index, turns: list[str]
+) -> None:
+    first, last, compared = chat(real_seed_index, turns)
+    assert first_authors(first)[0] == "Guanglong Sun" and first_authors(last) == ["Haoran Sun"]
+    assert set(first_authors(compared)) == {"Guanglong Sun", "Haoran Sun"}, compared.answer
+    assert len({c.hit.paper.id for c in compared.citations}) == 2, compared.answer
+
+
+@pytest.mark.slow
 def test_a_paper_named_by_a_topic_none_shown_is_on_is_searched(real_seed_index: Index) -> None:
     one, two = chat(
         real_seed_index,
