@@ -241,6 +241,15 @@ EACH_IN_SET_DOES = (
 )
 NONE_IN_SET_DOES = "None of the papers listed earlier is about {words}."
 
+# "which is faster?" after a list: words that only rank the papers, which no other paper's
+# abstract answers; said before each listed paper's line on them.
+NONE_RANKS_SET = (
+    "No abstract of the papers listed earlier says which is {words}; here is what each says."
+)
+NONE_RANKS_SET_ONE = (
+    "The abstract of the paper listed earlier does not say it is {words}; here is what it says."
+)
+
 NONE_IN_SET = (
     "None of the papers listed earlier is about this; the paper below is from the rest of the "
     "collection."

@@ -134,6 +134,22 @@ def only_ranks(word: str) -> bool:
     return any(base != word for pos in ("ADJ", "ADV") for base in lemmas.get(pos, ()))
 
 
+def only_ranking_words(index: Index, words: str) -> list[str]:
+    """The words of `words` (as typed) when each of its topic words only ranks ("faster",
+    "better", "cheapest": `only_ranks`), else none: "which is faster?" asks to rank the papers
+    at hand, not about a topic another paper could be on."""
+    typed = [m for m, _, name, situation in _words(index, words) if not situation or name]
+    ranking = [
+        m.group()
+        for m in typed
+        if only_ranks(m.group().lower()) or _GRADED.search(words[: m.start()])  # "most accurate"
+    ]
+    return ranking if typed and len(ranking) == len(typed) else []
+
+
+_GRADED = re.compile(r"\b(?:more|most|less|least)\s+$", re.IGNORECASE)
+
+
 def only_asks(word: str) -> bool:
     """Whether `word` (lower case) says how a question is asked, not what about: a stop word,
     an asking word (`_ASKING`) or a number, in digits or words ("five")."""

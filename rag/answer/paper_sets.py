@@ -107,6 +107,7 @@ def of_the_set(condensed: Condensed, plural: str) -> str:
     return {
         prompts.NONE_IN_SET: prompts.NONE_IN_SET_ONE,
         prompts.NONE_IN_SET_NOR_ELSEWHERE: prompts.NONE_IN_SET_NOR_ELSEWHERE_ONE,
+        prompts.NONE_RANKS_SET: prompts.NONE_RANKS_SET_ONE,
     }[plural]
 
 

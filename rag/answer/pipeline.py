@@ -20,6 +20,7 @@ from rag.answer.abstention import (
     Decision,
     decide,
     decided_by_a_side,
+    only_ranking_words,
     question_terms,
     sides,
     term_rarity,
@@ -104,7 +105,7 @@ from rag.answer.topicless import (
     asks_no_paper,
     searched_asks_no_paper,
 )
-from rag.answer.unanswered import listed_note, rest_note
+from rag.answer.unanswered import and_joined, listed_note, rest_note
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
@@ -322,6 +323,7 @@ def answer_stream(
     chance: dict[str, float] = {}  # the per-paper judgement's probabilities, where it was made
     outside = False  # the answer's papers are not among the previous answer's (a choice's)
     unaddressed = False  # a people question whose other words none of their papers is about
+    ranked = ""  # a choice that only ranks the papers listed ("which is faster?"): said first
     nearest_only: str | None = (
         None  # a question one paper answers alone has topic words no paper holds
     )
@@ -363,6 +365,13 @@ def answer_stream(
             condensed, outside = replace(condensed, pick=None), False
             relevant = theirs_first(index, query, condensed.papers, hits, settings)
             unaddressed = True
+        elif ranking := only_ranking_words(index, condensed.pick):
+            # "which is faster?", "which of them works better?": no judgement of a paper on
+            # "faster" ranks these, nor does another paper (after one paper on token pruning,
+            # it offered the BP-vs-ZO paper's "34.8% faster convergence"); each says its own.
+            ranked = of_the_set(condensed, prompts.NONE_RANKS_SET).format(words=and_joined(ranking))
+            condensed, outside = replace(condensed, pick=None), False
+            relevant = theirs_first(index, query, condensed.papers, hits, settings)
         elif outside:
             query = condensed.pick or query
     elif condensed.method == "people":  # "Which papers has Wei Ju written?"
@@ -459,7 +468,8 @@ def answer_stream(
     # tools?", "is it safe?"): when none of them has a sentence about it, the answer says so.
     # "is it safe?" names no kind of sentence, only words of its own, which a line must be about.
     own_words_asked = of_named and not wants and not no_words
-    absent = (of_named and wants) or own_words_asked
+    # "which is faster?" was said first to be in no abstract of theirs: not said again
+    absent = ((of_named and wants) or own_words_asked) and not ranked
     own_words = typed if absent else asked
     asked_papers = [h.paper for h in relevant]
     # "what did the second one find?": "second one" points back and asks nothing of them.
@@ -547,6 +557,9 @@ def answer_stream(
             if people
             else of_the_set(condensed, prompts.NONE_IN_SET)
         )
+    elif ranked:
+        timings.setdefault("first_sentence_s", time.perf_counter() - t0)
+        yield render.note(ranked)
     elif condensed.method == "people" and condensed.pick is None:
         yield render.note(their_papers(condensed, len(relevant), unaddressed, bool(filters)))
     elif others := others_of_theirs(condensed, len(relevant)):
