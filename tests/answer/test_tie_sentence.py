@@ -48,6 +48,22 @@ def test_a_line_that_holds_a_question_word_gets_nothing_more() -> None:
     assert tie_sentence(relevance, PAIRS, [0.0, 0.5, 1.0], PAIRS[2][0], False) is None
 
 
+def test_a_line_that_holds_only_a_generic_word_of_the_question_gets_the_tie() -> None:
+    # IDF-weighted: "model" is in most papers, the others in one (stop 62: TRM's guarantee was
+    # the whole line for "Do mixture-of-experts models route tokens well?")
+    relevance = SimpleNamespace(
+        terms=["mixtur", "expert", "rout", "model"],
+        rarity={"mixtur": 3.0, "expert": 3.0, "rout": 3.0, "model": 0.1},
+    )
+    pairs = [
+        ("Pipelines suffer from mixture of experts routing discontinuities.", "background"),
+        ("We propose a masking method for the model.", "method"),
+        ("The model gains stability on long horizons.", "result"),
+    ]
+    tie = tie_sentence(relevance, pairs, [0.0, 0.5, 1.0], pairs[2][0], among_others=False)
+    assert tie == pairs[0][0]
+
+
 def test_among_several_papers_the_field_s_background_comes_last() -> None:
     relevance = _relevance(["graph"])
     ranks = [2.0, 0.5, 1.0]  # the background ranks first on its own
@@ -86,6 +102,23 @@ def test_every_cited_paper_s_line_says_what_it_has_on_the_kv_cache(
     assert len(holding) >= 2, result.answer
     for author in holding:
         assert any("cache" in s.lower() for s in lines[author]), (author, result.answer)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "author", "word"),
+    [
+        ("Do mixture-of-experts models route tokens well?", "Yingru Li", "mixture-of-experts"),
+        ("distributed training staleness", "Yingru Li", "staleness"),
+    ],
+)
+def test_a_line_holding_only_a_common_word_of_the_question_is_tied_to_it(
+    real_seed_index: Index, question: str, author: str, word: str
+) -> None:
+    result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
+    lines = _lines(result)
+    assert author in lines, result.answer
+    assert any(word in s.lower() for s in lines[author]), result.answer
 
 
 @pytest.mark.slow
