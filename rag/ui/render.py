@@ -9,13 +9,14 @@ Every piece of paper or answer text is HTML-escaped.
 
 from __future__ import annotations
 
+import difflib
 import html
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from rag import api, prompts
-from rag.answer.rendering import Answer
+from rag.answer.rendering import Answer, Citation
 from rag.errors import RagError
 from rag.ingest.roles import stored_roles
 from rag.records import Hit, Paper
@@ -234,34 +235,85 @@ def _role_tag(paper: Paper, evidence: str) -> str:
     )
 
 
-def _highlight(paper: Paper, evidence: str | None) -> str:
-    """Return the escaped abstract with the `evidence` sentence wrapped in <mark>, its role
+def _highlight(paper: Paper, evidence: Sequence[str]) -> str:
+    """Return the escaped abstract with each `evidence` sentence wrapped in <mark>, its role
     (finding, aim, method, background) tagged before it."""
     abstract = paper.abstract
-    if evidence:
-        tag = _role_tag(paper, evidence)
-        words = evidence.split()
+    marks: list[tuple[int, int, str]] = []  # where each sentence stands, and its tag
+    apart: list[str] = []  # those not verbatim in the abstract
+    for sentence in evidence:
+        words = sentence.split()
         found = re.search(r"\s+".join(map(re.escape, words)), abstract) if words else None
-        if found:
-            return (
-                html.escape(abstract[: found.start()])
-                + f"{tag}<mark>{html.escape(found.group(0))}</mark>"
-                + html.escape(abstract[found.end() :])
-            )
-        # The sentence is not verbatim in the abstract: show it above it, still marked.
-        return f"{tag}<mark>{html.escape(evidence)}</mark><br>{html.escape(abstract)}"
-    return html.escape(abstract)
+        if found is None:
+            apart += [sentence] if words else []
+        elif not any(found.start() < end and start < found.end() for start, end, _ in marks):
+            marks.append((found.start(), found.end(), _role_tag(paper, sentence)))
+    parts, pos = [], 0
+    for start, end, tag in sorted(marks):
+        parts.append(html.escape(abstract[pos:start]))
+        parts.append(f"{tag}<mark>{html.escape(abstract[start:end])}</mark>")
+        pos = end
+    parts.append(html.escape(abstract[pos:]))
+    # A sentence that is not verbatim in the abstract is shown above it, still marked.
+    above = "".join(
+        f"{_role_tag(paper, text)}<mark>{html.escape(text)}</mark><br>" for text in apart
+    )
+    return above + "".join(parts)
+
+
+_WORD = re.compile(r"\w+")
+# A sentence of the abstract is quoted by an answer sentence that holds this share of its words
+# in their order: the composer names whose sentence it is ("MAI & Loubes show that ..." for
+# "Importantly, we show that ..."), and a model may change a word or two.
+QUOTED_SHARE = 0.8
+QUOTED_LEAST_WORDS = 4  # fewer words in common say nothing ("We do." in "we do not know")
+
+
+def _repeats(sentence: str, said: str) -> bool:
+    """Whether `said`, a sentence of an answer, repeats `sentence` of an abstract."""
+    words, other = _WORD.findall(sentence.lower()), _WORD.findall(said.lower())
+    matcher = difflib.SequenceMatcher(None, words, other, autojunk=False)
+    same = sum(block.size for block in matcher.get_matching_blocks())
+    return same >= max(QUOTED_LEAST_WORDS, QUOTED_SHARE * len(words))
+
+
+def quoted_sentences(answer: Answer, citation: Citation) -> list[str]:
+    """Return every sentence of a cited paper's abstract that the answer quoted: the one its
+    citation names, then each other one that a shown sentence citing it repeats.
+
+    `Citation.evidence` is only the first sentence that supported the paper, so a card marked
+    one of the two sentences an answer quoted from it (a new user at both widths).
+    """
+    said = [
+        str(record.get("text", ""))
+        for record in answer.sentences
+        if record.get("shown")
+        and record.get("supported")
+        and record.get("reason") != "record"  # a paper's record line ("bibtex please")
+        and citation.n in record.get("citations", ())
+    ]
+    found = [citation.evidence] if citation.evidence else []
+    paper = citation.hit.paper
+    for sentence, _ in stored_roles(paper.abstract, paper.sentence_roles):
+        if sentence not in found and any(_repeats(sentence, text) for text in said):
+            found.append(sentence)
+    return found
 
 
 def render_card(
-    hit: Hit, *, n: int | None = None, evidence: str | None = None, turn: int = 0
+    hit: Hit,
+    *,
+    n: int | None = None,
+    evidence: str | Sequence[str] | None = None,
+    turn: int = 0,
 ) -> str:
     """Return one source card: number, label, authors, area, key, relevance, abstract.
 
     Args:
         hit: the paper as retrieved, with its relevance.
         n: the citation number in the answer (None for a nearest paper of an abstention).
-        evidence: the sentence that supports the answer, highlighted in the abstract.
+        evidence: the sentence, or sentences, of its abstract that the answer quoted, each
+            highlighted (`quoted_sentences`).
         turn: the question whose answer cites it (0 the first of the chat): ids stay unique.
     """
     paper = hit.paper
@@ -275,7 +327,8 @@ def render_card(
     area = html.escape(paper.area) if paper.area else '<span class="unknown">area unknown</span>'
     badge = f'<span class="badge">[{n}]</span> ' if n is not None else ""
     card_id = source_id(turn, n) if n is not None else f"t{turn}-nearest-{hit.rank}"
-    abstract = f'<p class="card-abstract">{_highlight(paper, evidence)}</p>'
+    quoted = [evidence] if isinstance(evidence, str) else list(evidence or ())
+    abstract = f'<p class="card-abstract">{_highlight(paper, quoted)}</p>'
     if n is None:  # a nearest paper of an abstention: compact, its abstract on demand
         abstract = f"<details><summary>Abstract</summary>{abstract}</details>"
     return (
@@ -325,7 +378,8 @@ def render_cards(answer: Answer, *, turn: int = 0, shown: bool = True) -> str:
         body = '<div class="sources-empty">This answer cites no paper.</div>'
     else:
         cards = "".join(
-            render_card(c.hit, n=c.n, evidence=c.evidence, turn=turn) for c in answer.citations
+            render_card(c.hit, n=c.n, evidence=quoted_sentences(answer, c), turn=turn)
+            for c in answer.citations
         )
         body = _headed("Sources", answer, cards)
     return f"{opening}{body}</section>"

@@ -78,7 +78,7 @@ def test_an_earlier_answers_number_shows_that_answers_card(
         expect(card).to_have_class(re.compile(r"\bflash\b"))
         # Its head on the screen, and on a phone the abstract opened at the quoted sentence.
         expect(card.locator(".card-head")).to_be_in_viewport(ratio=1)
-        expect(card.locator("mark")).to_be_in_viewport(ratio=0.5)
+        expect(card.locator("mark").first).to_be_in_viewport(ratio=0.5)
         if phone:  # the whole quoted sentence inside its abstract's box, where it fits
             assert card.locator(".card-abstract").evaluate(WHOLE_MARK_SHOWN)
 
@@ -113,10 +113,44 @@ def test_a_phone_card_opens_at_the_whole_quoted_sentence(
     page.goto(served.url, wait_until="domcontentloaded")
     ask(page, question, 0)
     boxes = page.locator("#t0-source-1 .card-abstract")
-    boxes.first.locator("mark").wait_for()
+    boxes.first.locator("mark").first.wait_for()
     page.wait_for_function(
         "() => document.querySelector('#t0-source-1 .card-abstract[data-opened]') !== null"
     )
     assert boxes.first.evaluate("box => box.scrollHeight > box.clientHeight")
     assert boxes.first.evaluate(WHOLE_MARK_SHOWN)
+    page.close()
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_card_marks_every_sentence_the_answer_quoted_from_its_paper(
+    browser: Browser, served: Served, size: dict[str, int]
+) -> None:
+    # MAI & Loubes, cited by two sentences of an answer, had only the first of them marked in
+    # its card (a new user at both widths).
+    answer = api.ask(LLM_QUESTION, index=served.index, settings=served.index.settings)
+    citing = [
+        " ".join(str(s["text"]).split())
+        for s in answer.sentences
+        if s.get("shown") and 1 in s.get("citations", ())
+    ]
+    assert len(citing) >= 2, f"paper [1] is cited by one sentence: nothing to test ({citing})"
+    phone = size == PHONE
+    page = browser.new_page(viewport=size, is_mobile=phone, has_touch=phone)
+    page.goto(served.url, wait_until="domcontentloaded")
+    ask(page, LLM_QUESTION, 0)
+    link = page.locator("#chat a.cite", has_text="[1]").first
+    link.tap() if phone else link.click()
+    card = page.locator("#t0-source-1")
+    abstract = " ".join(card.locator(".card-abstract").inner_text().split())
+    marks = [" ".join(m.split()) for m in card.locator("mark").all_inner_texts()]
+    for mark in marks:
+        assert mark in abstract, mark  # each a sentence of the paper's own abstract
+    # Each answer sentence citing the paper shows in its card: it quotes a marked sentence.
+    for sentence in citing:
+        assert any(mark.rstrip(".") in sentence for mark in marks), (sentence, marks)
+    if phone:  # the abstract still opens at the first marked sentence, the whole of it
+        expect_opened = "() => !!document.querySelector('#t0-source-1 .card-abstract[data-opened]')"
+        page.wait_for_function(expect_opened)
+        assert card.locator(".card-abstract").evaluate(WHOLE_MARK_SHOWN)
     page.close()
