@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rag import api, prompts
@@ -109,15 +109,35 @@ def unlink_outside(message: dict[str, Any], kept: range) -> dict[str, Any]:
         # Escaped, as the answer's other text: Markdown would read "[1]" as a link label.
         return link.group(0) if int(link.group(1)) in kept else rf"\[{link.group(2)}\]"
 
-    def plain(text: str) -> str:
-        return _LINK.sub(unlinked, text)
+    return _edited(message, lambda text: _LINK.sub(unlinked, text))
 
+
+# The notice `render_turn` puts before an answer: the page's word on the answer, not its text.
+_NOTICE = re.compile(
+    r'<span class="turn-label turn-(?:fallback|note)">[^<]*</span> '
+    r'<span class="turn-notice">[^<]*</span>\s*'
+)
+
+
+def without_notice(message: dict[str, Any]) -> dict[str, Any]:
+    """Return a chat message without the notice that opens its answer (`render_turn`).
+
+    The library reads the chat's messages as its earlier turns (`rag.ask(history=...)`), and
+    tells some by how their answer starts: opening with a notice, the reply to a translated
+    "merci" ("This answer is drawn from English abstracts, ...") would no longer read as the
+    reply to thanks (`rag.answer.history.last_answer`).
+    """
+    return _edited(message, lambda text: _NOTICE.sub("", text))
+
+
+def _edited(message: dict[str, Any], edit: Callable[[str], str]) -> dict[str, Any]:
+    """Return a chat message with `edit` applied to its text, in either form Gradio gives."""
     content = message.get("content")
     if isinstance(content, str):
-        return {**message, "content": plain(content)}
+        return {**message, "content": edit(content)}
     if isinstance(content, list):  # what Gradio passes back: [{"type": "text", "text": ...}]
         parts = [
-            {**part, "text": plain(part["text"])}
+            {**part, "text": edit(part["text"])}
             if isinstance(part, dict) and isinstance(part.get("text"), str)
             else part
             for part in content
@@ -189,6 +209,13 @@ def render_turn(answer: Answer, *, turn: int = 0) -> str:
         parts.append(
             f'<span class="searched">Searched for: “{_md_escape(answer.standalone)}”</span>'
         )
+    if answer.notice and not answer.abstained:
+        # Before the answer's text, so that a reader knows what it is before reading it
+        # ("Fallback" came below the quoted sentences it is about: a new user at 1280 px).
+        kind, text = ("fallback", "Fallback") if is_fallback(answer) else ("note", "Note")
+        parts.append(
+            f'{_label(kind, text)} <span class="turn-notice">{_md_escape(answer.notice)}</span>'
+        )
     if answer.abstained:
         said = {
             prompts.NO_OTHER: "No other paper",
@@ -203,9 +230,6 @@ def render_turn(answer: Answer, *, turn: int = 0) -> str:
         parts.append(render_answer(answer.answer[len(note) :].lstrip(), turn=turn))
     else:
         parts.append(render_answer(answer.answer, turn=turn))
-    if answer.notice and not answer.abstained:
-        kind, text = ("fallback", "Fallback") if is_fallback(answer) else ("note", "Note")
-        parts.append(f"{_label(kind, text)} {_md_escape(answer.notice)}")
     return "\n\n".join(parts)
 
 

@@ -329,9 +329,10 @@ def conversation_markdown(turns: Sequence[Answer]) -> str:
     """Return the conversation as Markdown: each question, its answer and its references."""
     out = ["# Literature Q&A conversation\n"]
     for number, answer in enumerate(turns, start=1):
-        out.append(f"## {number}. {answer.question}\n\n{answer.answer}\n")
-        if answer.notice:
+        out.append(f"## {number}. {answer.question}\n")
+        if answer.notice:  # before the answer, as the chat shows it (`render_turn`)
             out.append(f"*{answer.notice}*\n")
+        out.append(f"{answer.answer}\n")
         if answer.citations:
             refs = "".join(
                 f"- [{c.n}] {api.export([c.hit.paper], 'markdown').removeprefix('- ')}"

@@ -1,18 +1,21 @@
 """The chat's text as a reader sees it in a real browser (Debian's Chromium via Playwright).
 
 What a new user met: a question with "<" or ">" (a bound, "p < 0.05") shown back with
-"&lt;" in it, grey text too faint to read on the page's white, and, with the system set to
-dark, an abstention's text white on a near-white bubble.
+"&lt;" in it, grey text too faint to read on the page's white, with the system set to
+dark, an abstention's text white on a near-white bubble, and a fallback's label after the
+sentences it is about.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.faces.test_browser import OFF_TOPIC, QUESTION
-from tests.faces.test_browser_layout import ask, open_desktop, open_phone
+from rag import prompts
+from tests.faces.test_browser import OFF_TOPIC, PHONE, QUESTION
+from tests.faces.test_browser_layout import DESKTOP, ask, open_desktop, open_phone
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -166,4 +169,46 @@ def test_a_long_url_in_an_abstract_wraps_inside_its_card_on_a_phone(
     assert "https://anonymous.4open.science/r/cure_9C6E/" in abstract.inner_text()
     width, scroll = abstract.evaluate("(a) => [a.clientWidth, a.scrollWidth]")
     assert scroll <= width, (scroll, width)
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def served_with_model(served: Served) -> Iterator[str]:
+    """The chat over the same seeds, its model an OpenAI-compatible server whose every answer
+    the papers do not support (so the page shows the quoted evidence instead): its URL."""
+    from rag.ui import app as ui
+    from tests.openai_server import FakeOpenAIServer
+    from tests.ui_server import free_port
+
+    unsupported = "Sourdough bread rises overnight in a warm kitchen [1]."
+    with FakeOpenAIServer(reply=unsupported) as model:
+        settings = served.index.settings.model_copy(
+            update={"backend": "openai", "openai_base_url": model.base_url,
+                    "openai_api_key": "test-key", "port": free_port()}
+        )  # fmt: skip
+        app = ui.build_app(settings, served.index)
+        app.launch(**{**ui.launch_options(settings), "prevent_thread_lock": True, "quiet": True})
+        try:
+            yield f"http://127.0.0.1:{settings.port}/"
+        finally:
+            app.close()
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_fallbacks_label_comes_before_the_sentences_it_is_about(
+    browser: Browser, served_with_model: str, size: dict[str, int]
+) -> None:
+    # Before: "Fallback" and its reason came after the quoted sentence, so the reader took it
+    # for the model's answer until the end (a new user with the local model, at 1280 px).
+    phone = size == PHONE
+    page = browser.new_page(viewport=size, is_mobile=phone, has_touch=phone)
+    page.goto(served_with_model, wait_until="domcontentloaded")
+    ask(page, QUESTION)
+    answer = page.locator("#chat [data-testid='bot']").last
+    label, quote = answer.locator(".turn-fallback"), answer.locator("a.cite").first
+    text = " ".join(answer.inner_text().split())
+    assert text.startswith(f"Fallback {prompts.NO_SUPPORTED_SENTENCE}"), text
+    above, below = label.bounding_box(), quote.bounding_box()
+    assert above is not None and below is not None
+    assert above["y"] + above["height"] <= below["y"], (above, below)  # read first
     page.close()

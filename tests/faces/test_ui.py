@@ -644,7 +644,8 @@ def test_a_notice_that_is_not_a_fallback_is_marked_as_a_note() -> None:
     answer = Answer("q", "An answer [1].", (), ({"reason": "supported", "shown": True},), False,
                     (), "local", notice="Answered in English.")  # fmt: skip
     shown = ui.render_turn(answer)
-    assert '<span class="turn-label turn-note">Note</span> Answered in English.' in shown
+    note = '<span class="turn-label turn-note">Note</span> <span class="turn-notice">'
+    assert shown.startswith(f"{note}Answered in English.</span>"), shown  # before the answer
     assert not ui_render.is_fallback(answer)
 
 
@@ -663,8 +664,9 @@ def test_a_fallback_that_opens_with_a_note_on_the_set_is_still_marked_as_a_fallb
     shown = ui.render_turn(answer)
     assert '<span class="turn-label turn-fallback">Fallback</span>' in shown, shown
     assert "turn-note" not in shown
-    # The note is a paragraph of its own, not run into the quoted sentence after it.
-    note, quoted = shown.split("\n\n")[:2]
+    # The note is a paragraph of its own, not run into the quoted sentence after it (the
+    # fallback's notice comes first).
+    note, quoted = shown.split("\n\n")[1:3]
     assert note == ui_render.render_answer(prompts.NONE_IN_SET), shown
     assert quoted.startswith("Fair ERM can be corrected"), shown
 

@@ -1,15 +1,19 @@
 """How a finished turn and its cards render: what a new user read wrong at both widths.
 
-A card marked one of the sentences an answer quoted from its paper.
+A card marked one of the sentences an answer quoted from its paper, and a fallback's label came
+after the quoted sentences it is about.
 """
 
 from __future__ import annotations
 
 import re
 
+from rag import prompts
+from rag.answer.history import last_answer, to_turns
 from rag.answer.rendering import Answer, Citation
 from rag.records import Hit, Paper
 from rag.ui import render as ui_render
+from rag.ui import tabs as ui_tabs
 
 FOUND = (
     "Despite the asymptotic nature of our findings, they closely capture the statistical "
@@ -55,3 +59,44 @@ def test_a_card_does_not_mark_what_another_paper_was_cited_for() -> None:
                     False, (), "extractive")  # fmt: skip
 
     assert re.findall(r"<mark>(.*?)</mark>", ui_render.render_cards(answer)) == [FOUND]
+
+
+def fallback(question: str, text: str, notice: str) -> Answer:
+    return Answer(question, text, (), (quoted(text),), False, (), "local", notice=notice)
+
+
+def test_a_fallbacks_label_and_notice_come_before_the_quoted_sentences() -> None:
+    answer = fallback("q", "Ju et al.: Experiments show the superiority [1].",
+                      prompts.NO_SUPPORTED_SENTENCE)  # fmt: skip
+
+    shown = ui_render.render_turn(answer)
+
+    notice, rest = shown.split("\n\n")
+    assert notice.startswith('<span class="turn-label turn-fallback">Fallback</span>'), shown
+    assert ui_render._md_escape(prompts.NO_SUPPORTED_SENTENCE) in notice
+    assert rest.startswith("Ju et al.: Experiments show the superiority"), shown
+
+
+def test_a_notice_before_an_answer_is_not_read_as_its_text_by_a_follow_up() -> None:
+    # The library tells a reply to thanks by how it starts: after a translated "merci", "it"
+    # still means the papers of the answer before.
+    thanks = prompts.THANKED.format(collection="40 papers", topic="graphs")
+    history = [
+        {"role": "user", "content": "Which papers deal with noisy labels on graphs?"},
+        {"role": "assistant", "content": ui_render.render_answer("Ju et al. propose ICGNN [1].")},
+        {"role": "user", "content": "merci"},
+        {"role": "assistant", "content": ui_render.render_turn(
+            fallback("merci", thanks, prompts.DRAWN_FROM_ENGLISH))},
+    ]  # fmt: skip
+
+    turns = to_turns([ui_render.without_notice(m) for m in history])
+
+    assert turns[1].answer.startswith("You're welcome."), turns[1].answer
+    last = last_answer(turns)
+    assert last is not None and last.question.startswith("Which papers"), last
+
+
+def test_the_conversation_export_gives_a_notice_before_its_answer() -> None:
+    text = "Ju et al.: Experiments show the superiority [1]."
+    md = ui_tabs.conversation_markdown([fallback("q", text, prompts.NO_SUPPORTED_SENTENCE)])
+    assert md.index(prompts.NO_SUPPORTED_SENTENCE) < md.index(text), md
