@@ -147,6 +147,13 @@ p.bad { color: #b91c1c; }  /* a tab's error line (Remove, Cite my draft) */
    rule: Gradio scopes those to the page's content, which the footer is not part of.) */
 footer .show-api ~ .divider { display: none; }
 footer .show-api::after { content: "·"; margin: 0 var(--size-2) 0 var(--size-1); }
+/* A finger needs 44 px: the footer's "Settings" (21 px high) gets an invisible 48 px high
+   area around it, so the footer looks as before (at any width: see the rule above). */
+footer button.settings { position: relative; }
+footer button.settings::after {
+  content: ""; position: absolute; left: 0; right: 0; top: 50%; height: 48px;
+  transform: translateY(-50%);
+}
 /* Phones: the sidebar overlays the whole page, so the page script closes it at first and
    when the window narrows; its toggle stays inside the screen when it is open. */
 @media (max-width: 768px) {
@@ -157,7 +164,7 @@ footer .show-api::after { content: "·"; margin: 0 var(--size-2) 0 var(--size-1)
     border-left: 1px solid var(--border-color-primary) !important;
   }
   /* Closed, Gradio draws it as a tab stuck to the screen's edge, which on a phone read as a
-     half circle cut off: a whole outlined pill in the 32 px left of the tabs. */
+     half circle cut off: a whole outlined pill in the 48 px left of the tabs. */
   #settings:not(.open) .toggle-button {
     left: calc(100% + 2px) !important; border-radius: var(--size-8) !important;
     border-left: 1px solid var(--border-color-primary) !important;
@@ -184,6 +191,22 @@ footer .show-api::after { content: "·"; margin: 0 var(--size-2) 0 var(--size-1)
   .source-card summary, .source-card .copy-bib { min-height: 44px !important; }
   #question .submit-button { min-width: 44px !important; }
   .source-card summary { padding-block: 12px; }  /* centred, its disclosure triangle kept */
+  /* What must keep its size gets an invisible 48 px square instead (44 with room to spare):
+     an answer's [n] (28 x 19 px; a taller one would spread the lines), the chat's Clear
+     (18 px) and the sidebar's toggle (28 x 32).
+     Clear's area reaches past the chat's right edge into the page's margin rather than over
+     the answers: the chat no longer clips what passes its edge (nothing else does). */
+  #chat { overflow: visible !important; }
+  #chat a.cite { position: relative; white-space: nowrap; }
+  #chat a.cite::after, #settings .toggle-button::after, #chat button[aria-label="Clear"]::after {
+    content: ""; position: absolute; width: 48px; height: 48px;
+    left: 50%; top: 50%; transform: translate(-50%, -50%);
+  }
+  #chat button[aria-label="Clear"]::after { left: -2px; transform: translateY(-50%); }
+  /* Closed, the toggle sits 2 px from the screen's edge: its area starts at the edge, and the
+     tabs leave it the first 48 px. */
+  #settings:not(.open) .toggle-button::after { left: -2px; transform: translateY(-50%); }
+  [role="tablist"] { margin-left: 16px; }
   /* A whole abstract made each card taller than the screen (four cards: 6,000 px), and a tap
      on [n] landed mid-card: the abstract scrolls inside its card, opened at the quoted
      sentence by the page script. */
