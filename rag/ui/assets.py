@@ -194,19 +194,30 @@ footer button.settings::after {
   /* What must keep its size gets an invisible 48 px square instead (44 with room to spare):
      an answer's [n] (28 x 19 px; a taller one would spread the lines), the chat's Clear
      (18 px) and the sidebar's toggle (28 x 32).
-     Clear's area reaches past the chat's right edge into the page's margin rather than over
-     the answers: the chat no longer clips what passes its edge (nothing else does). */
+     Clear's area, and the scroll button's below, reach past the chat's right edge into the
+     page's margin rather than over the answers: the chat no longer clips what passes its
+     edge (nothing else does). */
   #chat { overflow: visible !important; }
   #chat a.cite { position: relative; white-space: nowrap; }
-  #chat a.cite::after, #settings .toggle-button::after, #chat button[aria-label="Clear"]::after {
+  #chat a.cite::after, #settings .toggle-button::after,
+  #chat button[aria-label="Clear"]::after, #chat .scroll-down-button-container button::after {
     content: ""; position: absolute; width: 48px; height: 48px;
     left: 50%; top: 50%; transform: translate(-50%, -50%);
   }
-  #chat button[aria-label="Clear"]::after { left: -2px; transform: translateY(-50%); }
+  #chat button[aria-label="Clear"]::after,
+  #chat .scroll-down-button-container button::after { left: -2px; transform: translateY(-50%); }
+  #chat .scroll-down-button-container button { position: relative; }
   /* Closed, the toggle sits 2 px from the screen's edge: its area starts at the edge, and the
      tabs leave it the first 48 px. */
   #settings:not(.open) .toggle-button::after { left: -2px; transform: translateY(-50%); }
   [role="tablist"] { margin-left: 16px; }
+  /* The chat's "↓" sat over the answer's text mid-width: it goes to the column on the right
+     that the answers leave free (the Clear button's), made to fit it. */
+  #chat .scroll-down-button-container {
+    left: auto !important; right: 1px !important; bottom: 8px !important;
+    transform: none !important;
+  }
+  #chat .scroll-down-button-container button > div { width: 18px; height: 18px; }
   /* A whole abstract made each card taller than the screen (four cards: 6,000 px), and a tap
      on [n] landed mid-card: the abstract scrolls inside its card, opened at the quoted
      sentence by the page script. */

@@ -1,7 +1,7 @@
 """What a finger meets on a phone, in a real browser (Debian's Chromium via Playwright).
 
 A new user at 390 px: an answer's [n], the chat's Clear, the sidebar's toggle and the footer's
-Settings were too small to hit.
+Settings were too small to hit, and the chat's "↓" button sat over the answer's text.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 
 from tests.faces.test_browser import QUESTION
 from tests.faces.test_browser_layout import (
+    DESKTOP,
     FINGER_PX,
     ask,
     closed_sidebar,
@@ -20,12 +21,13 @@ from tests.faces.test_browser_layout import (
 )
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Page
 
     from tests.ui_server import Served
 
 pytestmark = pytest.mark.browser
 
+LONG = "Which papers study large language models?"  # an answer taller than the chat
 # An element brought into view, then the extent around its middle where a tap reaches it, as
 # [width, height, left] in CSS px (null when its middle does not): its invisible area counts.
 TAP_AREA = """(target) => {
@@ -55,6 +57,20 @@ SMALL_TARGETS = (
 # The right edge of the answers' bubbles, the furthest one's (CSS px).
 ANSWERS_RIGHT = """() => Math.max(...[...document.querySelectorAll("#chat .message.bot")]
   .map((b) => b.getBoundingClientRect().right))"""
+
+
+def scrolled_up(page: Page) -> None:
+    """Scroll the chat to its start, once the page has placed the complete answer (from its
+    question down, off the chat's end), so that the chat offers its "↓" button."""
+    from playwright.sync_api import expect
+
+    page.wait_for_function(
+        "() => { const l = document.querySelector('#chat .bubble-wrap');"
+        " return l.scrollHeight - l.scrollTop - l.clientHeight > 100; }",
+        timeout=5000,
+    )
+    page.locator("#chat .bubble-wrap").evaluate("(log) => log.scrollTo(0, 0)")
+    expect(page.locator("#chat .scroll-down-button-container button")).to_be_visible()
 
 
 def test_phone_small_controls_have_a_finger_sized_tap_area(
@@ -93,4 +109,28 @@ def test_desktop_small_controls_keep_their_size(browser: Browser, served: Served
     area, box = link.evaluate(TAP_AREA), link.bounding_box()
     assert area is not None and box is not None
     assert area[0] <= box["width"] + 1 and area[1] <= box["height"] + 1, (area, box)
+    page.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "narrow"])
+def test_the_chat_scroll_button_covers_no_answer_text(
+    browser: Browser, served: Served, size: str
+) -> None:
+    # It sat mid-width over the answer's text at 390 px; it keeps a finger-sized area.
+    page = open_phone(browser, served)
+    if size == "narrow":
+        page.set_viewport_size({"width": 480, "height": DESKTOP["height"]})
+    closed_sidebar(page)
+    ask(page, LONG)
+    scrolled_up(page)
+    button = page.locator("#chat .scroll-down-button-container button")
+    box = button.bounding_box()
+    chat = page.locator("#chat").bounding_box()
+    assert box is not None and chat is not None
+    right = page.evaluate(ANSWERS_RIGHT)
+    assert box["x"] >= right, f"the button ({box}) lies over the answers (their edge at {right})"
+    assert box["x"] + box["width"] <= chat["x"] + chat["width"], (box, chat)  # in the chat
+    area = button.evaluate(TAP_AREA)
+    assert area is not None and area[0] >= FINGER_PX and area[1] >= FINGER_PX, area
+    assert area[2] >= right, area  # nor does its area take taps meant for an answer's [n]
     page.close()
