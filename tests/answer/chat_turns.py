@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rag import api
 from rag.answer.rendering import Answer
 from rag.index.paper_index import Index
 from rag.settings import Settings
@@ -33,3 +34,12 @@ def chat(index: Index, questions: list[str], settings: Settings | None = None) -
         )
         history = steps[-1][0]
     return answers
+
+
+def session(index: Index, questions: list[str]) -> list[Answer]:
+    """Ask `questions` in turn through the API, each with the (question, Answer) history
+    before it; return each Answer."""
+    history: list[tuple[str, Answer]] = []
+    for question in questions:
+        history.append((question, api.ask(question, index=index, backend=None, history=history)))
+    return [answer for _, answer in history]

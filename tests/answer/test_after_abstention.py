@@ -22,7 +22,7 @@ from rag.records import Paper
 from rag.settings import Settings
 from rag.ui.chat import with_abstentions
 from rag.ui.render import render_turn
-from tests.answer.chat_turns import chat
+from tests.answer.chat_turns import chat, session
 
 MT = "What papers study machine translation?"
 LISTED_OPENING = "The last answer found no paper on machine translation; "
@@ -86,14 +86,6 @@ def test_the_page_hands_an_abstention_over_with_the_papers_it_listed(
 
 
 # -- with the real models
-
-
-def session(index: Index, questions: list[str]) -> list[Answer]:
-    """Ask `questions` in turn, each with the (question, Answer) history before it."""
-    history: list[tuple[str, Answer]] = []
-    for question in questions:
-        history.append((question, api.ask(question, index=index, backend=None, history=history)))
-    return [answer for _, answer in history]
 
 
 def cited(answer: Answer) -> list[Paper]:

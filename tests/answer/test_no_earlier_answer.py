@@ -17,12 +17,11 @@ import pytest
 
 from rag import api, prompts
 from rag.answer.history import Turn, to_turns, with_earlier
-from rag.answer.rendering import Answer
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters
 from rag.records import Paper
 from rag.ui.render import render_cards
-from tests.answer.chat_turns import chat
+from tests.answer.chat_turns import chat, session
 
 CHINESE = "哪些论文研究大语言模型的推理能力？"  # noqa: RUF001
 
@@ -61,15 +60,8 @@ def test_a_pair_is_not_made_with_a_paper_an_abstention_only_listed() -> None:
 # -- with the real models
 
 
-def _session(index: Index, questions: list[str]) -> list[Answer]:
-    history: list[tuple[str, Answer]] = []
-    for question in questions:
-        history.append((question, api.ask(question, index=index, backend=None, history=history)))
-    return [answer for _, answer in history]
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("ask", [_session, chat], ids=["api", "chat"])
+@pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
 @pytest.mark.parametrize("first", [[], [CHINESE]], ids=["first", "after-chinese"])
 def test_a_pointer_with_no_earlier_papers_says_so(
     real_seed_index: Index, ask: Any, first: list[str]
@@ -82,7 +74,7 @@ def test_a_pointer_with_no_earlier_papers_says_so(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("ask", [_session, chat], ids=["api", "chat"])
+@pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
 def test_them_after_one_paper_is_not_paired_with_an_abstentions_nearest(
     real_seed_index: Index, ask: Any
 ) -> None:

@@ -12,17 +12,8 @@ import pytest
 
 from rag import api, prompts
 from rag.answer.history import Turn
-from rag.answer.rendering import Answer
 from rag.index.paper_index import Index
-from tests.answer.chat_turns import chat, first_authors
-
-
-def session(index: Index, questions: list[str]) -> list[Answer]:
-    """Ask `questions` in turn, each with the (question, Answer) history before it."""
-    history: list[tuple[str, Answer]] = []
-    for question in questions:
-        history.append((question, api.ask(question, index=index, backend=None, history=history)))
-    return [answer for _, answer in history]
+from tests.answer.chat_turns import chat, first_authors, session
 
 
 def paper_of(index: Index, author: str) -> Any:
