@@ -82,6 +82,16 @@ _DESCRIPTION = re.compile(
     r"(?P<noun>papers?|ones?|methods?|approach(?:es)?|works?|study|studies|frameworks?|articles?)\b",
     re.IGNORECASE,
 )
+# The same, its topic after it, where the clause ends with it, as what a paper is set beside:
+# "how does it differ from the paper on skipping layers?", "compare it with the one about
+# auctions" (not "what does the paper on unlearning find?", whose topic's end is unknown).
+_DESCRIPTION_AFTER = re.compile(
+    r"(?:(?<=\bfrom )|(?<=\bwith )|(?<=\bto )|(?<=\bthan )|(?<=\bversus )|(?<=\bvs )|"
+    r"(?<=\bagainst ))(?P<back>)the\s+"
+    r"(?P<noun>paper|one|method|approach|study|article)\s+(?:on|about)\s+"
+    r"(?P<words>(?:[A-Za-z][\w-]*\s+){0,2}[A-Za-z][\w-]*)(?=\s*(?:[?.!,;:]|$))",
+    re.IGNORECASE,
+)
 _NOT_TOPICS = frozenset(
     """same other proposed new original above previous last latter former first second third
     whole main best following current present earlier next each every this that these those
@@ -127,8 +137,10 @@ def described_reference(
 
 
 def _described(text: str) -> re.Match[str] | None:
-    """The first description of a paper by its topic in `text` (`_DESCRIPTION`), if any."""
-    for match in _DESCRIPTION.finditer(text):
+    """The first description of a paper by its topic in `text` (`_DESCRIPTION`,
+    `_DESCRIPTION_AFTER`), if any."""
+    found = [*_DESCRIPTION.finditer(text), *_DESCRIPTION_AFTER.finditer(text)]
+    for match in sorted(found, key=lambda m: m.start()):
         words = set(match.group("words").lower().split())
         nouns = words & _REFERRING_NOUNS  # "the method work", "the model open source"
         # "Summarize the fairness papers", "the clustering work": the collection's, unless

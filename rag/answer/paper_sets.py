@@ -155,11 +155,13 @@ def described_papers(
     """The follow-up that names a paper by its topic ("the compression paper - does it need
     retraining?"), asked of those the conversation showed that the choice on those words picks
     (`pick_among`, as "which one is about compression?" would), its description replaced by their
-    names; as typed when none of them is on it (the description may be of another paper)."""
+    names; as typed when none of them is on it (the description may be of another paper), unless
+    a pointer before it sets the last answer's papers beside the collection's paper on it
+    ("compare it with the graph fairness one" after CLINIC alone: CLINIC and CELL)."""
     picked, outside = pick_among(
         index, condensed.described or "", condensed.papers, settings, filters
     )
-    if outside or not picked:
+    if not picked or (outside and not condensed.pointed):
         return Condensed(condensed.original, condensed.original)
     papers = tuple(h.paper for h in picked)
     start, end = condensed.described_span

@@ -61,22 +61,40 @@ def test_a_paper_named_by_its_topic_is_the_one_the_conversation_showed(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "turns",
+    ("turns", "both"),
     [
         # a new user's probe (stop 62): asked of MePo alone, "does not seem to address this"
-        ["what's new in continual learning?", "ok and what about auctions",
-         "compare it with the continual learning one"],
-        ["continual learning", "auctions",
-         "how does this one differ from the continual learning paper?"],
+        (["what's new in continual learning?", "ok and what about auctions",
+          "compare it with the continual learning one"], {"Guanglong Sun", "Haoran Sun"}),
+        (["continual learning", "auctions",
+          "how does this one differ from the continual learning paper?"],
+         {"Guanglong Sun", "Haoran Sun"}),
+        # the described paper not shown before (stop 62's blind re-trial): CELL alone
+        (["What is CLINIC?", "compare it with the graph fairness one"],
+         {"Yifan Wang", "Hourun Li"}),
+        # its topic after it: asked of ZS-SVD alone
+        (["low rank SVD compression of LLMs",
+          "how does that differ from the paper on skipping layers?"],
+         {"Ali Abbasi", "Ziyue Li"}),
     ],
 )  # fmt: skip
 def test_a_pointer_before_a_described_paper_sets_the_last_paper_beside_it(
-    real_seed_index: Index, turns: list[str]
+    real_seed_index: Index, turns: list[str], both: set[str]
 ) -> None:
-    first, last, compared = chat(real_seed_index, turns)
-    assert first_authors(first)[0] == "Guanglong Sun" and first_authors(last) == ["Haoran Sun"]
-    assert set(first_authors(compared)) == {"Guanglong Sun", "Haoran Sun"}, compared.answer
-    assert len({c.hit.paper.id for c in compared.citations}) == 2, compared.answer
+    *_, last, compared = chat(real_seed_index, turns)
+    assert len(set(first_authors(last)) & both) == 1, last.answer
+    assert set(first_authors(compared)) == both, compared.answer
+
+
+@pytest.mark.slow
+def test_a_paper_described_as_the_subject_is_the_one_asked_about(real_seed_index: Index) -> None:
+    # "the paper on X" where its topic's end is not known is left as typed, not cut before
+    # "find" ("what does IDFT?")
+    _, found = chat(
+        real_seed_index, ["federated learning", "what does the paper on unlearning find?"]
+    )
+    assert first_authors(found) == ["Canran Xiao"], found.answer
+    assert "find" in (found.standalone or "what does the paper on unlearning find?")
 
 
 @pytest.mark.slow
