@@ -46,6 +46,8 @@ def search(
         return
     if searched != query:
         click.echo(f"Searched: {searched}")
+    if not hits:  # BM25 alone finds none that shares a word; printing nothing read as a hang
+        click.echo("No paper matches these words.", err=True)
     for h in hits:
         p = h.paper
         mark = "  (no abstract)" if p.title_only else ""
@@ -85,8 +87,8 @@ def _print_answer(answer: Any, streamed: bool) -> None:
         click.echo(f"Searched: {answer.standalone}")
     if answer.notice:
         click.echo(f"note: {answer.notice}", err=True)
-    if not answer.abstained and not answer.citations:
-        return  # nothing to list (a question the bundled models cannot read)
+    if not answer.citations and not (answer.abstained and answer.nearest):
+        return  # nothing to list (a question the bundled models cannot read, none near)
     if answer.abstained:
         click.echo("Nearest papers:")
         refs = [(h.rank, h) for h in answer.nearest]

@@ -74,6 +74,20 @@ def test_search_json_shape(runner: CliRunner, real_seed_index: Index) -> None:
 
 
 @pytest.mark.slow
+def test_no_paper_sharing_a_word_is_said_not_left_blank(
+    runner: CliRunner, real_seed_index: Index
+) -> None:
+    # stop 62's blind re-trial: `search` printed nothing, `ask` an empty "Nearest papers:"
+    off_topic = "who won the Tour de France in 2019?"
+    found = invoke(runner, real_seed_index, "search", "--retriever", "bm25", off_topic)
+    assert found.exit_code == 0 and "No paper matches these words." in found.output
+    said = invoke(runner, real_seed_index, "ask", "--retriever", "bm25", off_topic)
+    assert said.exit_code == 0, said.output
+    assert "Nearest papers:" not in said.output and "listed below" not in said.output
+    assert "No paper searched came near enough to be listed." in said.output
+
+
+@pytest.mark.slow
 def test_list_json_has_every_paper(runner: CliRunner, real_seed_index: Index) -> None:
     result = invoke(runner, real_seed_index, "list", "--json")
     papers = json.loads(result.output)
