@@ -90,16 +90,11 @@ NO_OTHER = (
     "nearest others are listed below."
 )
 
-# "What about the third one?" after an answer that listed two papers (rag/answer/rewrite.py).
-NO_EARLIER_ANSWER = (
-    "“{message}” points at the papers of an earlier answer, and there is none yet. Ask about a "
-    "topic, or name a paper."
-)
-NO_EARLIER_SEARCHED = (
-    "No earlier answer listed papers for this question to point back at, so it was asked of "
-    "the whole collection."
-)
+# A message that only points back ("the second one") when no earlier answer showed a paper.
+NONE_EARLIER = "points at the papers of an earlier answer, and there is none yet"
+NO_EARLIER_ANSWER = "“{message}” " + NONE_EARLIER + ". Ask about a topic, or name a paper."
 
+# "What about the third one?" after an answer that listed two papers (rag/answer/rewrite.py).
 NO_SUCH_PLACE = (
     "The previous answer listed {papers}, so it has no {word} one. Ask about {them} by name, or "
     "ask a new question."

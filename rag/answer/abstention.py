@@ -134,20 +134,10 @@ def only_ranks(word: str) -> bool:
     return any(base != word for pos in ("ADJ", "ADV") for base in lemmas.get(pos, ()))
 
 
-def only_ranking_words(index: Index, words: str) -> list[str]:
-    """The words of `words` (as typed) when each of its topic words only ranks ("faster",
-    "better", "cheapest": `only_ranks`), else none: "which is faster?" asks to rank the papers
-    at hand, not about a topic another paper could be on."""
-    typed = [m for m, _, name, situation in _words(index, words) if not situation or name]
-    ranking = [
-        m.group()
-        for m in typed
-        if only_ranks(m.group().lower()) or _GRADED.search(words[: m.start()])  # "most accurate"
-    ]
-    return ranking if typed and len(ranking) == len(typed) else []
-
-
-_GRADED = re.compile(r"\b(?:more|most|less|least)\s+$", re.IGNORECASE)
+def term_words(index: Index, question: str) -> list[re.Match[str]]:
+    """The words of `question` that are its terms, as typed (`_words`): names, and the words a
+    paper holds or that name a topic."""
+    return [m for m, _, name, situation in _words(index, question) if not situation or name]
 
 
 def only_asks(word: str) -> bool:

@@ -61,7 +61,14 @@ from rag.answer.history import (
     to_turns,
     unique,
 )
-from rag.answer.references import ONE_WORDS, ORDINALS, first_reference_span
+from rag.answer.pair_words import COMPARES
+from rag.answer.references import (
+    ONE_WORDS,
+    ORDINALS,
+    PLURAL_REF,
+    RANKED_AGAINST,
+    first_reference,
+)
 from rag.answer.rewrite import Condensed, rule_rewrite
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError
@@ -86,10 +93,13 @@ _DESCRIPTION = re.compile(
 # "how does it differ from the paper on skipping layers?", "compare it with the one about
 # auctions" (not "what does the paper on unlearning find?", whose topic's end is unknown).
 _DESCRIPTION_AFTER = re.compile(
-    r"(?:(?<=\bfrom )|(?<=\bwith )|(?<=\bto )|(?<=\bthan )|(?<=\bversus )|(?<=\bvs )|"
-    r"(?<=\bagainst ))(?P<back>)the\s+"
+    r"(?:(?<=\bfrom )|(?<=\bwith )|(?<=\bto )|(?<=\bthan )|(?<=\band )|(?<=\bversus )|"
+    r"(?<=\bvs )|(?<=\bvs\. )|(?<=\bagainst ))(?P<back>)the\s+"
     r"(?P<noun>paper|one|method|approach|study|article)\s+(?:on|about)\s+"
-    r"(?P<words>(?:[A-Za-z][\w-]*\s+){0,2}[A-Za-z][\w-]*)(?=\s*(?:[?.!,;:]|$))",
+    r"(?P<words>(?:(?!_PRONOUN)[A-Za-z0-9][\w-]*\s+){0,2}(?!_PRONOUN)[A-Za-z0-9][\w-]*)"
+    r"(?=\s*(?:[?.!,;:]|$))".replace(
+        "_PRONOUN", r"(?:it|its|they|them|their|this|that|these|those|we|you|he|she)\b"
+    ),
     re.IGNORECASE,
 )
 _NOT_TOPICS = frozenset(
@@ -124,11 +134,17 @@ def described_reference(
     shown = unique(p for turn in reversed(turns) for p in papers_of(turn, resolve))
     if not shown:
         return None
-    # A pointer before the description is to the last answer's papers, set beside the one
-    # described ("compare it with the continual learning one" was asked of MePo alone); one
-    # after it is the described paper's ("the compression paper - does it need retraining?").
-    pointer = first_reference_span(question[: described.start()])
-    pointed = papers_of(last_answer(turns), resolve) if pointer else []
+    # A comparison whose pointer stands before the description sets the last answer's paper
+    # beside the one described ("compare it with the continual learning one" was asked of MePo
+    # alone): "it" the paper just shown, "them" all its papers. A pointer after the description
+    # is the described paper's ("the compression paper - does it need retraining?"), and so is
+    # one in a question that compares nothing ("what do they find in the graph prompting paper?").
+    before = question[: described.start()]
+    compares = COMPARES.search(question) or RANKED_AGAINST.search(question)
+    last = papers_of(last_answer(turns), resolve)
+    pointed = [] if not compares or first_reference(before) is None else last
+    if pointed and not PLURAL_REF.search(before):
+        pointed = pointed[:1]
     return Condensed(
         question, question, "described", tuple(shown),
         described=described.group("words"), described_span=described.span(),

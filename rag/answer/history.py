@@ -56,7 +56,7 @@ class Turn:
         """Whether the question was not searched: the bundled models read English only, or it
         only pointed at earlier papers when there were none. It found no paper and has no words
         a follow-up could take up."""
-        return self.answer.lstrip().startswith(_UNREAD) or _NO_EARLIER in self.answer
+        return self.answer.lstrip().startswith(_UNREAD) or prompts.NONE_EARLIER in self.answer
 
 
 Resolver = Callable[[str], "Paper | None"]
@@ -65,12 +65,12 @@ Resolver = Callable[[str], "Paper | None"]
 # text, so that a chat's rendered messages say it as the Answer does.
 _ABSTAINED = prompts.ABSTAIN.split(". ")[0]
 _UNREAD = prompts.ENGLISH_ONLY.split(",")[0]
-_NO_EARLIER = prompts.NO_EARLIER_ANSWER.split("” ", 1)[1].split(".")[0]
 
 
 # The page's marks around an answer: a badge before a turn ("English only", "No paper on
-# this") and the line giving what was searched; not what the answer said.
-_TURN_LABEL = re.compile(r'<span class="(?:turn-label|searched)[^"]*">[^<]*</span>\s*')
+# this"), the notice after it ("This answer is drawn from English abstracts ...") and the line
+# giving what was searched; not what the answer said.
+_TURN_LABEL = re.compile(r'<span class="(?:turn-label|turn-notice|searched)[^"]*">[^<]*</span>\s*')
 
 
 def _plain(content: Any) -> str:

@@ -16,12 +16,13 @@ from rag.answer.abstention import (
     Decision,
     decide,
     done_without_share,
+    only_ranks,
     question_terms,
     term_coverage,
+    term_words,
 )
 from rag.answer.history import paper_name
 from rag.answer.negation import asked_the_opposite
-from rag.answer.references import first_reference_span
 from rag.answer.rewrite import Condensed, asked_of
 from rag.answer.unanswered import and_joined
 from rag.index.paper_index import Index
@@ -170,12 +171,38 @@ def described_papers(
     asked = f"{text[:start]}{names}{text[end:]}"
     ids = {p.id for p in papers}
     pointed = tuple(p for p in condensed.pointed if p.id not in ids)
-    if pointed and first_reference_span(text[:start]):
+    if pointed:
         # "compare it with the continual learning one": "it" (CA-AMA) beside MePo, named after
         # the question as any follow-up asked of papers is
         asked = asked_of(asked, pointed).question
         papers = (*pointed, *papers)
     return Condensed(asked, text, "rule", papers)
+
+
+def only_ranking_words(index: Index, words: str) -> str:
+    """The words of a choice as typed when each of its topic words only ranks ("faster",
+    "cheapest": `abstention.only_ranks`; "most accurate", an adjective after more, most, less or
+    least), else "": "which is faster?" asks to rank the papers at hand, not about a topic
+    another paper could be on. "less memory" names a topic, memory."""
+    typed = term_words(index, words)
+    ranking = []
+    for m in typed:
+        graded = _GRADED.search(words[: m.start()])
+        if graded and _adjective(m.group().lower()):
+            ranking.append(words[graded.start() : m.end()])
+        elif only_ranks(m.group().lower()):
+            ranking.append(m.group())
+    return and_joined(ranking) if typed and len(ranking) == len(typed) else ""
+
+
+_GRADED = re.compile(r"\b(?:more|most|less|least)\s+$", re.IGNORECASE)
+
+
+def _adjective(word: str) -> bool:
+    """Whether `word` is an adjective or adverb in lemminflect's English dictionary."""
+    from lemminflect import getAllLemmas
+
+    return bool({"ADJ", "ADV"} & set(getAllLemmas(word)))
 
 
 def pick_among(

@@ -20,7 +20,6 @@ from rag.answer.abstention import (
     Decision,
     decide,
     decided_by_a_side,
-    only_ranking_words,
     question_terms,
     sides,
     term_rarity,
@@ -63,6 +62,7 @@ from rag.answer.paper_sets import (
     chosen_papers,
     described_papers,
     of_the_set,
+    only_ranking_words,
     pick_among,
     quoted_words,
     the_opposite,
@@ -82,7 +82,6 @@ from rag.answer.references import (
     asks_of_a_pair,
     opens_with_which,
     points_back_only,
-    refers_back,
     without_reference,
 )
 from rag.answer.relevance import RelevanceCheck
@@ -105,7 +104,7 @@ from rag.answer.topicless import (
     asks_no_paper,
     searched_asks_no_paper,
 )
-from rag.answer.unanswered import and_joined, listed_note, rest_note
+from rag.answer.unanswered import listed_note, rest_note
 from rag.backends.base import Backend, Prompt
 from rag.errors import BackendError, FilterMatchesNothingError
 from rag.index.paper_index import Index
@@ -191,15 +190,15 @@ def answer_stream(
         llm = backend if settings.follow_up == "llm" else None
         condensed = condensed_question(index, query, terms, history, llm, resolve)
         timings["condense_s"] = time.perf_counter() - t0
-    if condensed.method == "as-is" and refers_back(query) and not _any_papers(history, resolve):
+    if (
+        condensed.method == "as-is"
+        and points_back_only(query)
+        and not _any_papers(history, resolve)
+    ):
         # "the second one" first, or after a question that could not be read: no papers to
         # point at (it searched "the second one" and quoted ExPLAIND on Grokking, a new user).
-        if points_back_only(query):
-            condensed = replace(
-                condensed, reply=prompts.NO_EARLIER_ANSWER.format(message=question.strip())
-            )
-        else:
-            notice = join_notices(notice, prompts.NO_EARLIER_SEARCHED)
+        reply = prompts.NO_EARLIER_ANSWER.format(message=question.strip())
+        condensed = replace(condensed, reply=reply)
     if condensed.described is not None:
         condensed = described_papers(index, condensed, settings, filters)
     if condensed.question == query:
@@ -365,11 +364,11 @@ def answer_stream(
             condensed, outside = replace(condensed, pick=None), False
             relevant = theirs_first(index, query, condensed.papers, hits, settings)
             unaddressed = True
-        elif ranking := only_ranking_words(index, condensed.pick):
+        elif (not relevant or outside) and (ranking := only_ranking_words(index, condensed.pick)):
             # "which is faster?", "which of them works better?": no judgement of a paper on
             # "faster" ranks these, nor does another paper (after one paper on token pruning,
             # it offered the BP-vs-ZO paper's "34.8% faster convergence"); each says its own.
-            ranked = of_the_set(condensed, prompts.NONE_RANKS_SET).format(words=and_joined(ranking))
+            ranked = of_the_set(condensed, prompts.NONE_RANKS_SET).format(words=ranking)
             condensed, outside = replace(condensed, pick=None), False
             relevant = theirs_first(index, query, condensed.papers, hits, settings)
         elif outside:

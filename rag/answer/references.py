@@ -318,18 +318,11 @@ def first_reference(question: str) -> int | None:
     """Return where `question`'s first pointer at the previous answer's papers starts (a
     pronoun, "this paper", an ordinal, "the others", a choice; `refers_back` reads the same),
     or None when it has none."""
-    span = first_reference_span(question)
-    return span[0] if span else None
-
-
-def first_reference_span(question: str) -> tuple[int, int] | None:
-    """Return where `question`'s first pointer at the previous answer's papers stands (see
-    `first_reference`), start and end, or None when it has none."""
     text = EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)
     if not refers_back(text):
         return None
     references = (*_PLACE_REFERENCES, *_PRONOUN_REFERENCES)
-    return min((m.span() for r in references if (m := r.search(text))), default=None)
+    return min((m.start() for r in references if (m := r.search(text))), default=None)
 
 
 # What points at the last answer's papers by their place in it (`_names_its_place`) and by a

@@ -3,6 +3,7 @@ numbers the papers its sentences cite, in order of first citation."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -16,6 +17,7 @@ from rag.answer.compose import (
 from rag.answer.discourse import standalone, third_person
 from rag.answer.evidence import Evidence
 from rag.ingest.naming import author_phrase, method_name, speaker
+from rag.ingest.roles import stored_roles
 from rag.records import Hit, Paper
 from rag.text import split_sentences
 
@@ -287,3 +289,42 @@ def _says_whose(paper: Paper, text: str) -> bool:
     names = [paper.authors[0].split()[-1]] if paper.authors else []
     names += [name] if (name := method_name(paper.abstract)) else []
     return any(re.search(rf"\b{re.escape(n)}\b", text, re.IGNORECASE) for n in names)
+
+
+_QUOTED_WORD = re.compile(r"\w+")
+# A sentence of the abstract is quoted by an answer sentence that holds this share of its words
+# in their order: the composer names whose sentence it is ("MAI & Loubes show that ..." for
+# "Importantly, we show that ..."), and a model may change a word or two.
+QUOTED_SHARE = 0.8
+QUOTED_LEAST_WORDS = 4  # fewer words in common say nothing ("We do." in "we do not know")
+
+
+def _repeats(sentence: str, said: str) -> bool:
+    """Whether `said`, a sentence of an answer, repeats `sentence` of an abstract."""
+    words, other = _QUOTED_WORD.findall(sentence.lower()), _QUOTED_WORD.findall(said.lower())
+    matcher = difflib.SequenceMatcher(None, words, other, autojunk=False)
+    same = sum(block.size for block in matcher.get_matching_blocks())
+    return same >= max(QUOTED_LEAST_WORDS, QUOTED_SHARE * len(words))
+
+
+def quoted_sentences(answer: Answer, citation: Citation) -> list[str]:
+    """Return every sentence of a cited paper's abstract that the answer quoted: the one its
+    citation names, then each other one that a shown sentence citing it repeats.
+
+    `Citation.evidence` is only the first sentence that supported the paper, so a card marked
+    one of the two sentences an answer quoted from it (a new user at both widths).
+    """
+    said = [
+        str(record.get("text", ""))
+        for record in answer.sentences
+        if record.get("shown")
+        and record.get("supported")
+        and record.get("reason") != "record"  # a paper's record line ("bibtex please")
+        and citation.n in record.get("citations", ())
+    ]
+    found = [citation.evidence] if citation.evidence else []
+    paper = citation.hit.paper
+    for sentence, _ in stored_roles(paper.abstract, paper.sentence_roles):
+        if sentence not in found and any(_repeats(sentence, text) for text in said):
+            found.append(sentence)
+    return found

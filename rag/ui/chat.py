@@ -23,7 +23,6 @@ from rag.ui.render import (
     render_pending,
     render_turn,
     unlink_outside,
-    without_notice,
 )
 
 if TYPE_CHECKING:
@@ -121,7 +120,7 @@ def chat(
             top_k=int(top_k) if top_k else None,
             retriever=retriever or None,
             # earlier turns: a follow-up is made standalone
-            history=with_abstentions([without_notice(m) for m in history[:-1]], earlier),
+            history=with_abstentions(history[:-1], earlier),
         ):
             if isinstance(event, Answer):
                 final = event

@@ -9,14 +9,13 @@ Every piece of paper or answer text is HTML-escaped.
 
 from __future__ import annotations
 
-import difflib
 import html
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from rag import api, prompts
-from rag.answer.rendering import Answer, Citation
+from rag.answer.rendering import Answer, quoted_sentences
 from rag.errors import RagError
 from rag.ingest.roles import stored_roles
 from rag.records import Hit, Paper
@@ -110,24 +109,6 @@ def unlink_outside(message: dict[str, Any], kept: range) -> dict[str, Any]:
         return link.group(0) if int(link.group(1)) in kept else rf"\[{link.group(2)}\]"
 
     return _edited(message, lambda text: _LINK.sub(unlinked, text))
-
-
-# The notice `render_turn` puts before an answer: the page's word on the answer, not its text.
-_NOTICE = re.compile(
-    r'<span class="turn-label turn-(?:fallback|note)">[^<]*</span> '
-    r'<span class="turn-notice">[^<]*</span>\s*'
-)
-
-
-def without_notice(message: dict[str, Any]) -> dict[str, Any]:
-    """Return a chat message without the notice that opens its answer (`render_turn`).
-
-    The library reads the chat's messages as its earlier turns (`rag.ask(history=...)`), and
-    tells some by how their answer starts: opening with a notice, the reply to a translated
-    "merci" ("This answer is drawn from English abstracts, ...") would no longer read as the
-    reply to thanks (`rag.answer.history.last_answer`).
-    """
-    return _edited(message, lambda text: _NOTICE.sub("", text))
 
 
 def _edited(message: dict[str, Any], edit: Callable[[str], str]) -> dict[str, Any]:
@@ -283,45 +264,6 @@ def _highlight(paper: Paper, evidence: Sequence[str]) -> str:
         f"{_role_tag(paper, text)}<mark>{html.escape(text)}</mark><br>" for text in apart
     )
     return above + "".join(parts)
-
-
-_WORD = re.compile(r"\w+")
-# A sentence of the abstract is quoted by an answer sentence that holds this share of its words
-# in their order: the composer names whose sentence it is ("MAI & Loubes show that ..." for
-# "Importantly, we show that ..."), and a model may change a word or two.
-QUOTED_SHARE = 0.8
-QUOTED_LEAST_WORDS = 4  # fewer words in common say nothing ("We do." in "we do not know")
-
-
-def _repeats(sentence: str, said: str) -> bool:
-    """Whether `said`, a sentence of an answer, repeats `sentence` of an abstract."""
-    words, other = _WORD.findall(sentence.lower()), _WORD.findall(said.lower())
-    matcher = difflib.SequenceMatcher(None, words, other, autojunk=False)
-    same = sum(block.size for block in matcher.get_matching_blocks())
-    return same >= max(QUOTED_LEAST_WORDS, QUOTED_SHARE * len(words))
-
-
-def quoted_sentences(answer: Answer, citation: Citation) -> list[str]:
-    """Return every sentence of a cited paper's abstract that the answer quoted: the one its
-    citation names, then each other one that a shown sentence citing it repeats.
-
-    `Citation.evidence` is only the first sentence that supported the paper, so a card marked
-    one of the two sentences an answer quoted from it (a new user at both widths).
-    """
-    said = [
-        str(record.get("text", ""))
-        for record in answer.sentences
-        if record.get("shown")
-        and record.get("supported")
-        and record.get("reason") != "record"  # a paper's record line ("bibtex please")
-        and citation.n in record.get("citations", ())
-    ]
-    found = [citation.evidence] if citation.evidence else []
-    paper = citation.hit.paper
-    for sentence, _ in stored_roles(paper.abstract, paper.sentence_roles):
-        if sentence not in found and any(_repeats(sentence, text) for text in said):
-            found.append(sentence)
-    return found
 
 
 def render_card(

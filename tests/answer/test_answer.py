@@ -289,6 +289,9 @@ def test_each_sentence_reports_support_and_why(seeded: Index, fake_settings: Set
         (prompts.NO_MATCH_TOPIC, {"collection", "topic"}),
         (prompts.FOUND_NONE_LISTED, {"when", "on", "which", "names", "be", "papers"}),
         (prompts.FOUND_NONE_REST, {"topic"}),
+        (prompts.NO_EARLIER_ANSWER, {"message"}),
+        (prompts.NONE_RANKS_SET, {"words"}),
+        (prompts.NONE_RANKS_SET_ONE, {"words"}),
     ],
 )
 def test_prompt_placeholders(template: str, fields: set[str]) -> None:

@@ -87,6 +87,24 @@ def test_a_pointer_before_a_described_paper_sets_the_last_paper_beside_it(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("turns", "only"),
+    [
+        # stop 62's review: no comparison, so "they" is the described paper's
+        (["graph neural networks", "what do they find in the graph prompting paper?"],
+         "Yumeng Zhao"),
+        (["continual learning", "auctions", "which of them is the continual learning paper?"],
+         "Guanglong Sun"),
+    ],
+)  # fmt: skip
+def test_a_pointer_in_a_question_that_compares_nothing_is_the_described_paper(
+    real_seed_index: Index, turns: list[str], only: str
+) -> None:
+    *_, described = chat(real_seed_index, turns)
+    assert first_authors(described) == [only], described.answer
+
+
+@pytest.mark.slow
 def test_a_paper_described_as_the_subject_is_the_one_asked_about(real_seed_index: Index) -> None:
     # "the paper on X" where its topic's end is not known is left as typed, not cut before
     # "find" ("what does IDFT?")

@@ -327,3 +327,21 @@ def test_a_choice_that_only_ranks_the_papers_listed_stays_with_them(
     opening = ranked.answer.split("\n")[0]
     assert words in opening and "rest of the collection" not in ranked.answer, ranked.answer
     assert "does not seem to address" not in ranked.answer, ranked.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("first", "choice", "picked"),
+    [
+        # stop 62's review: a choice one paper of the set answers is not a ranking of them,
+        # and "less memory" names a topic
+        ("mechanistic interpretability papers", "which of them is more accurate?", "Alaa Anani"),
+        ("which papers speed up LLM inference?", "which one uses less memory?", "Ali Abbasi"),
+    ],
+)
+def test_a_choice_one_paper_answers_is_no_ranking(
+    real_seed_index: Index, first: str, choice: str, picked: str
+) -> None:
+    _, chosen = chat(real_seed_index, [first, choice])
+    assert first_authors(chosen) == [picked], chosen.answer
+    assert "No abstract of the papers listed earlier" not in chosen.answer

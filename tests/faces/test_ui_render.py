@@ -89,7 +89,7 @@ def test_a_notice_before_an_answer_is_not_read_as_its_text_by_a_follow_up() -> N
             fallback("merci", thanks, prompts.DRAWN_FROM_ENGLISH))},
     ]  # fmt: skip
 
-    turns = to_turns([ui_render.without_notice(m) for m in history])
+    turns = to_turns(history)  # the page's notice is no part of the answer it reads
 
     assert turns[1].answer.startswith("You're welcome."), turns[1].answer
     last = last_answer(turns)
