@@ -68,7 +68,7 @@ _UNREAD = prompts.ENGLISH_ONLY.split(",")[0]
 
 
 # The page's marks around an answer: a badge before a turn ("English only", "No paper on
-# this"), the notice after it ("This answer is drawn from English abstracts ...") and the line
+# this"), the notice beside it ("This answer is drawn from English abstracts ...") and the line
 # giving what was searched; not what the answer said.
 _TURN_LABEL = re.compile(r'<span class="(?:turn-label|turn-notice|searched)[^"]*">[^<]*</span>\s*')
 
@@ -129,8 +129,9 @@ def to_turns(history: Sequence[Any] | None) -> list[Turn]:
             turns.append(turn)
     if pending is not None:
         turns.append(Turn(pending))
-    # A question in Chinese that was not searched is no referent: "how do they measure it?"
-    # after it was searched as "how do they measure 哪些论文… (ExPLAIND)?" (a new user).
+    # A question that was not searched (in Chinese; "the second one" with nothing before it) is
+    # no referent: "how do they measure it?" after one in Chinese was searched as "how do they
+    # measure 哪些论文… (ExPLAIND)?" (a new user).
     return [t for t in turns if not t.unread]
 
 

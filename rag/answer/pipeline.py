@@ -365,7 +365,7 @@ def answer_stream(
             relevant = theirs_first(index, query, condensed.papers, hits, settings)
             unaddressed = True
         elif (not relevant or outside) and (ranking := only_ranking_words(index, condensed.pick)):
-            # "which is faster?", "which of them works better?": no judgement of a paper on
+            # "which is faster?", "which one is the most accurate?": no judgement of a paper on
             # "faster" ranks these, nor does another paper (after one paper on token pruning,
             # it offered the BP-vs-ZO paper's "34.8% faster convergence"); each says its own.
             ranked = of_the_set(condensed, prompts.NONE_RANKS_SET).format(words=ranking)
