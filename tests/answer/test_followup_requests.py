@@ -9,7 +9,10 @@ from __future__ import annotations
 import pytest
 
 from rag import prompts
+from rag.answer.condense import described_reference
+from rag.answer.history import Turn
 from rag.index.paper_index import Index
+from rag.records import Paper
 from tests.answer.chat_turns import chat, first_authors
 
 # The openings of a note that the papers do not address what was asked.
@@ -57,6 +60,26 @@ def test_a_paper_named_by_its_topic_is_the_one_the_conversation_showed(
     assert first_authors(one) == ["Ali Abbasi"], one.answer
     assert first_authors(three) == ["Ali Abbasi"], three.answer
     assert "back" not in three.answer, three.answer
+
+
+SHOWN = Paper.create(authors=["Ann Lee"], abstract="We propose AlphaNet, a model for graphs.")
+
+
+@pytest.mark.parametrize(
+    ("message", "described"),
+    [
+        ("how does it differ from the paper on skipping layers?", "skipping layers"),
+        ("what sets it apart and the paper on auctions?", "auctions"),
+        ("it vs. the paper on 3D vision", "3D vision"),
+        # the topic's end is not known, or it is a pronoun: no description (stop 62's review)
+        ("what does the paper on unlearning find?", None),
+        ("compare it with the one on fairness they mentioned?", None),
+        ("compare it with the paper on it", None),
+    ],
+)
+def test_a_paper_described_by_its_topic_after_it(message: str, described: str | None) -> None:
+    found = described_reference(message, [Turn("graphs", "AlphaNet works [1].", (SHOWN,))], None)
+    assert (found.described if found else None) == described
 
 
 @pytest.mark.slow
