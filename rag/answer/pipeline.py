@@ -364,7 +364,9 @@ def answer_stream(
             condensed, outside = replace(condensed, pick=None), False
             relevant = theirs_first(index, query, condensed.papers, hits, settings)
             unaddressed = True
-        elif (not relevant or outside) and (ranking := only_ranking_words(index, condensed.pick)):
+        elif (not relevant or outside) and (
+            ranking := only_ranking_words(index, condensed.pick or "")
+        ):
             # "which is faster?", "which one is the most accurate?": no judgement of a paper on
             # "faster" ranks these, nor does another paper (after one paper on token pruning,
             # it offered the BP-vs-ZO paper's "34.8% faster convergence"); each says its own.
