@@ -83,6 +83,20 @@ def ask(page: Page, question: str) -> None:
     expect(box).to_be_enabled(timeout=ANSWER_TIMEOUT_MS)
 
 
+def scrolled_up(page: Page) -> None:
+    """Scroll the chat to its start, once the page has placed the complete answer (from its
+    question down, off the chat's end), so that the chat offers its "↓" button."""
+    from playwright.sync_api import expect
+
+    page.wait_for_function(
+        "() => { const l = document.querySelector('#chat .bubble-wrap');"
+        " return l.scrollHeight - l.scrollTop - l.clientHeight > 100; }",
+        timeout=5000,
+    )
+    page.locator("#chat .bubble-wrap").evaluate("(log) => log.scrollTo(0, 0)")
+    expect(page.locator("#chat .scroll-down-button-container button")).to_be_visible()
+
+
 def resize(page: Page, size: dict[str, int]) -> None:
     """Resize the page and wait until its layout has settled (transitions reflow the chat)."""
     page.set_viewport_size(size)
@@ -351,21 +365,11 @@ def test_the_next_answer_after_a_long_one_is_on_screen(browser: Browser, served:
 def test_the_chat_scroll_button_hides_the_text_under_it(browser: Browser, served: Served) -> None:
     # A bare "↓" on the text garbled it on a phone ("g↓eral", "trajectorie↓are"; a new user,
     # stop 60): the button is a filled circle with an edge.
-    from playwright.sync_api import expect
-
     page = open_phone(browser, served)
     closed_sidebar(page)
     ask(page, "Which papers study large language models?")
-    # once the page has placed the complete answer (from its question down, off the chat's
-    # end), scrolled up, the chat offers its button; read while it is on the page (Gradio
-    # redraws it as the chat moves)
-    page.wait_for_function(
-        "() => { const l = document.querySelector('#chat .bubble-wrap');"
-        " return l.scrollHeight - l.scrollTop - l.clientHeight > 100; }",
-        timeout=5000,
-    )
-    page.locator("#chat .bubble-wrap").evaluate("(log) => log.scrollTo(0, 0)")
-    expect(page.locator("#chat .scroll-down-button-container button")).to_be_visible()
+    scrolled_up(page)
+    # read while the button is on the page (Gradio redraws it as the chat moves)
     style = page.wait_for_function(
         "() => { const b = document.querySelector('#chat .scroll-down-button-container button');"
         " if (!b || !b.isConnected) return null; const s = getComputedStyle(b);"

@@ -18,10 +18,11 @@ from tests.faces.test_browser_layout import (
     closed_sidebar,
     open_desktop,
     open_phone,
+    scrolled_up,
 )
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser
 
     from tests.ui_server import Served
 
@@ -57,20 +58,6 @@ SMALL_TARGETS = (
 # The right edge of the answers' bubbles, the furthest one's (CSS px).
 ANSWERS_RIGHT = """() => Math.max(...[...document.querySelectorAll("#chat .message.bot")]
   .map((b) => b.getBoundingClientRect().right))"""
-
-
-def scrolled_up(page: Page) -> None:
-    """Scroll the chat to its start, once the page has placed the complete answer (from its
-    question down, off the chat's end), so that the chat offers its "↓" button."""
-    from playwright.sync_api import expect
-
-    page.wait_for_function(
-        "() => { const l = document.querySelector('#chat .bubble-wrap');"
-        " return l.scrollHeight - l.scrollTop - l.clientHeight > 100; }",
-        timeout=5000,
-    )
-    page.locator("#chat .bubble-wrap").evaluate("(log) => log.scrollTo(0, 0)")
-    expect(page.locator("#chat .scroll-down-button-container button")).to_be_visible()
 
 
 def test_phone_small_controls_have_a_finger_sized_tap_area(
