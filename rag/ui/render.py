@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from rag import api, prompts
@@ -108,17 +108,15 @@ def unlink_outside(message: dict[str, Any], kept: range) -> dict[str, Any]:
         # Escaped, as the answer's other text: Markdown would read "[1]" as a link label.
         return link.group(0) if int(link.group(1)) in kept else rf"\[{link.group(2)}\]"
 
-    return _edited(message, lambda text: _LINK.sub(unlinked, text))
+    def plain(text: str) -> str:
+        return _LINK.sub(unlinked, text)
 
-
-def _edited(message: dict[str, Any], edit: Callable[[str], str]) -> dict[str, Any]:
-    """Return a chat message with `edit` applied to its text, in either form Gradio gives."""
     content = message.get("content")
     if isinstance(content, str):
-        return {**message, "content": edit(content)}
+        return {**message, "content": plain(content)}
     if isinstance(content, list):  # what Gradio passes back: [{"type": "text", "text": ...}]
         parts = [
-            {**part, "text": edit(part["text"])}
+            {**part, "text": plain(part["text"])}
             if isinstance(part, dict) and isinstance(part.get("text"), str)
             else part
             for part in content
@@ -270,7 +268,7 @@ def render_card(
     hit: Hit,
     *,
     n: int | None = None,
-    evidence: str | Sequence[str] | None = None,
+    evidence: Sequence[str] = (),
     turn: int = 0,
 ) -> str:
     """Return one source card: number, label, authors, area, key, relevance, abstract.
@@ -278,8 +276,8 @@ def render_card(
     Args:
         hit: the paper as retrieved, with its relevance.
         n: the citation number in the answer (None for a nearest paper of an abstention).
-        evidence: the sentence, or sentences, of its abstract that the answer quoted, each
-            highlighted (`quoted_sentences`).
+        evidence: the sentences of its abstract that the answer quoted, each highlighted
+            (`quoted_sentences`).
         turn: the question whose answer cites it (0 the first of the chat): ids stay unique.
     """
     paper = hit.paper
@@ -293,8 +291,7 @@ def render_card(
     area = html.escape(paper.area) if paper.area else '<span class="unknown">area unknown</span>'
     badge = f'<span class="badge">[{n}]</span> ' if n is not None else ""
     card_id = source_id(turn, n) if n is not None else f"t{turn}-nearest-{hit.rank}"
-    quoted = [evidence] if isinstance(evidence, str) else list(evidence or ())
-    abstract = f'<p class="card-abstract">{_highlight(paper, quoted)}</p>'
+    abstract = f'<p class="card-abstract">{_highlight(paper, evidence)}</p>'
     if n is None:  # a nearest paper of an abstention: compact, its abstract on demand
         abstract = f"<details><summary>Abstract</summary>{abstract}</details>"
     return (

@@ -265,7 +265,7 @@ def test_card_escapes_every_field_and_marks_truncated_authors() -> None:
         authors_truncated=True,
     )
     card = ui.render_card(
-        Hit(paper, 1, 0.5, "", 0.81), n=2, evidence="The supporting <i>claim</i> here.", turn=4
+        Hit(paper, 1, 0.5, "", 0.81), n=2, evidence=["The supporting <i>claim</i> here."], turn=4
     )
 
     assert 'id="t4-source-2"' in card
@@ -288,10 +288,10 @@ def test_card_tags_the_highlighted_sentence_with_its_role() -> None:
     )
     paper = Paper.create(authors=["Ann Lee"], abstract=abstract, citation_key="lee2024")
     finding = ui.render_card(
-        Hit(paper, 1, 0.5, "", 0.8), n=1, evidence="Naps cut medication errors by a third."
+        Hit(paper, 1, 0.5, "", 0.8), n=1, evidence=["Naps cut medication errors by a third."]
     )
     aim = ui.render_card(
-        Hit(paper, 1, 0.5, "", 0.8), n=1, evidence="To determine whether naps reduce errors."
+        Hit(paper, 1, 0.5, "", 0.8), n=1, evidence=["To determine whether naps reduce errors."]
     )
 
     assert re.search(r'class="role-tag"[^>]*>finding</span><mark>Naps cut', finding)
