@@ -43,9 +43,11 @@ CONDENSE_USER = (
 )
 CONDENSE_PAPER = "[{n}] {name}"
 
+# How an answer that found no paper opens (`history.Turn.found_none` reads it back).
+NO_PAPER_ON_IT = "The collection has no paper on this question."
 ABSTAIN = (
-    "The collection has no paper on this question. "
-    "The nearest papers, none of them close enough to answer it, are listed below."
+    f"{NO_PAPER_ON_IT} The nearest papers, none of them close enough to answer it, are listed "
+    "below."
 )
 # ABSTAIN's second sentence when no paper searched came near at all (BM25 alone, a filter):
 # there is nothing "listed below".

@@ -63,7 +63,7 @@ Resolver = Callable[[str], "Paper | None"]
 
 # How an answer that found no paper on its question opens (`Turn.found_none`), read from its
 # text, so that a chat's rendered messages say it as the Answer does.
-_ABSTAINED = prompts.ABSTAIN.split(". ")[0]
+_ABSTAINED = prompts.NO_PAPER_ON_IT.rstrip(".")
 _UNREAD = prompts.ENGLISH_ONLY.split(",")[0]
 
 

@@ -518,7 +518,7 @@ def answer_stream(
         unused = words_no_paper_holds(index, query) if said is prompts.ABSTAIN else []
         if said is prompts.ABSTAIN and not hits:
             # "best hiking trails in the Alps" by BM25 within one author's papers: none listed
-            said = f"{said.split('. ', 1)[0]}. {prompts.NONE_NEAR}"
+            said = f"{prompts.NO_PAPER_ON_IT} {prompts.NONE_NEAR}"
         if unused:
             first, rest = said.split(". ", 1)
             said = f"{first}. {prompts.NO_PAPER_USES.format(words=quoted_words(unused))} {rest}"
