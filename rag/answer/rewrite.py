@@ -188,7 +188,7 @@ def _each_place(
 ) -> list[tuple[re.Match[str], Paper]]:
     """Each ordinal of `text` with the paper at that place of the set, when every one has a
     place in it ("the second one ... the first"); none otherwise."""
-    listed = set_turn(turns)
+    listed = shown_list(turns)
     markers = cited_numbers(listed) if listed is not None else []
     out = []
     for match in ORDINAL.finditer(text):
@@ -200,6 +200,16 @@ def _each_place(
             return []
         out.append((match, paper))
     return out
+
+
+def shown_list(turns: Sequence[Turn]) -> Turn | None:
+    """The answer whose numbered papers an ordinal counts ("the second one", "the first two"):
+    the latest that listed several, as the reader sees them; else the set (`set_turn`).
+
+    Not the set a choice ranges over: after "which of them are about reasoning?" listed three
+    of eight papers, "the second one" was the second of those three to a new user, and the
+    second of the eight to the rewrite."""
+    return list_as_long(turns, 2) or set_turn(turns)
 
 
 def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) -> str:
@@ -253,8 +263,8 @@ def rule_rewrite(
     text = EXPLETIVE_IT.sub(lambda m: " " * len(m.group()), question)  # keeps the spans
 
     several = PLACES_REF.search(text)
-    if several:  # "compare the first two": those places of the set, as it was listed
-        listed = set_turn(turns)
+    if several:  # "compare the first two": those places of the list on screen, as it was listed
+        listed = shown_list(turns)
         markers = cited_numbers(listed) if listed is not None else []
         places = places_named(several, len(markers))
         if listed is not None and markers and max(places) > len(markers):
@@ -273,8 +283,8 @@ def rule_rewrite(
     match = ORDINAL.search(text)
     number_match = NUMBER_REF.search(text)
     paper = None
-    if match:  # "the second one": the second paper of the set, as it was listed
-        listed = set_turn(turns)
+    if match:  # "the second one": the second paper of the list on screen, as it was listed
+        listed = shown_list(turns)
         markers = cited_numbers(listed) if listed is not None else []
         word, place = ordinal_place(match, len(markers))
         if listed is not None and markers and place > len(markers):

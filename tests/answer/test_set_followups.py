@@ -307,6 +307,22 @@ def test_a_question_naming_one_of_the_set_keeps_the_set(real_seed_index: Index) 
 
 
 @pytest.mark.slow
+def test_an_ordinal_counts_in_the_latest_list_shown(real_seed_index: Index) -> None:
+    # A new user (stop 63): after the choice listed three of the eight LLM papers, "the second
+    # one" was the second of the eight (TRM), not the second of the three on screen.
+    _, reasoning, second = session(
+        real_seed_index,
+        [
+            "papers on large language models",
+            "which of them are about reasoning?",
+            "the second one — how do they do it?",
+        ],
+    )
+    assert len(reasoning.citations) >= 2
+    assert first_authors(second) == [reasoning.citations[1].hit.paper.authors[0]]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
 @pytest.mark.parametrize(
     ("first", "choice", "words"),
