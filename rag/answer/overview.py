@@ -47,9 +47,12 @@ def no_topic(
         collection += f": {spread(areas, len(papers))}"
         topic = areas.most_common(1)[0][0].split("·")[-1].strip().lower()
     thanked = thanks(message)
-    if thanked and said:  # "thanks!" after answers: no overview it did not ask for (stop 58)
+    # "thanks, can you list all papers?" asks for the collection as well as thanking (a new
+    # user, stop 63, got only "You're welcome")
+    asks = asks_for_the_collection(index, message)
+    if thanked and said and not asks:  # "thanks!" after answers: no overview (stop 58)
         return prompts.THANKED_AGAIN.format(count=number)
-    if any(collection in answer for answer in said) and not asks_for_the_collection(index, message):
+    if any(collection in answer for answer in said) and not asks:
         again = prompts.THANKED_AGAIN if thanked else prompts.NO_TOPIC_AGAIN
         return again.format(count=number)
     template = (

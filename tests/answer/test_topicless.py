@@ -190,6 +190,20 @@ def test_asked_again_for_the_collection_the_overview_is_given_again(
 
 
 @pytest.mark.slow
+def test_thanks_with_a_request_for_the_collection_gets_the_collection(
+    real_seed_index: Index,
+) -> None:
+    # A new user (stop 63): "thanks, can you list all papers in the library?" after an answer
+    # got only "You're welcome. Ask about a topic, ..."
+    _, asked = chat(
+        real_seed_index,
+        ["Which papers are about auctions?", "thanks, can you list all papers in the library?"],
+    )
+    assert asked.answer.startswith("You're welcome. The collection holds 40 papers: "), asked.answer
+    assert not asked.citations
+
+
+@pytest.mark.slow
 def test_the_first_overview_of_a_conversation_describes_the_collection(
     real_seed_index: Index,
 ) -> None:
