@@ -42,6 +42,7 @@ from rag.answer import topic_words
 from rag.answer.negation import done_without_stems, negated_only_stems, negated_spans
 from rag.index.lexical import BM25Index, paper_text, stop_words
 from rag.index.paper_index import Index
+from rag.index.spelling import english_slips
 from rag.records import Hit, Paper
 from rag.text import (
     FRAME_WORDS,
@@ -159,7 +160,18 @@ def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bo
             continue
         term, name = bm25.stem(word), _is_name(word, i == 0)
         held = name or any_paper_holds(index, term)
-        yield match, term, name, not held and not topic_words.names_topic(index, word)
+        yield match, term, name, not held and not _names_topic(index, low)
+
+
+def _names_topic(index: Index, word: str) -> bool:
+    """Whether `word`, which no paper holds, names a topic (`topic_words`); not when it is a
+    slip of an English word that names none: "hapen" in "does grokking hapen because of
+    weight decay?" was told no paper uses it (a new user, stop 63), while "happen" is a word of
+    no topic, set aside as such."""
+    if not topic_words.names_topic(index, word):
+        return False
+    meant = english_slips(word)
+    return not meant or topic_words.names_topic(index, meant[0])
 
 
 def question_terms(index: Index, question: str, ranking: bool = True) -> list[tuple[str, bool]]:

@@ -131,6 +131,17 @@ def _english_sorted() -> tuple[str, ...]:
     return tuple(sorted(_frequencies()))
 
 
+def english_slips(word: str) -> list[str]:
+    """The English words of `MIN_READ_LENGTH` letters or more one slip from `word`, most common
+    first, when `word` (lowercase, `MIN_LENGTH` letters or more) is no English word itself:
+    "hapen" -> "happen", ... (what a word no paper holds may have been meant as)."""
+    if len(word) < MIN_LENGTH or not (word.isalpha() and word.islower()) or word in _english():
+        return []
+    counts = _frequencies()
+    found = [c for c in slips(word) if len(c) >= MIN_READ_LENGTH and c in counts]
+    return sorted(found, key=lambda c: (-counts[c], c))
+
+
 def slips(word: str) -> set[str]:
     """Every word one slip from `word`: a letter dropped, a letter added, two letters swapped."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]

@@ -143,6 +143,26 @@ def test_a_question_with_a_slip_in_its_asking_words_is_answered(real_seed_index:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("typed", "spelled"),
+    [
+        # A new user (stop 63): "hapen" was taken for a topic word no paper uses, so the
+        # answer was "no paper on this" while the question spelled right finds ExPLAIND.
+        ("why does grokking hapen?", "why does grokking happen?"),
+        ("does grokking hapen because of weight decay?", "does grokking happen because of weight decay?"),
+    ],
+)
+def test_a_slip_of_a_word_that_names_no_topic_is_answered_as_spelled(
+    real_seed_index: Index, typed: str, spelled: str
+) -> None:
+    slip = api.ask(typed, index=real_seed_index, backend=None)
+    right = api.ask(spelled, index=real_seed_index, backend=None)
+    assert "hapen" not in slip.answer
+    assert slip.abstained == right.abstained
+    assert [c.hit.paper.id for c in slip.citations] == [c.hit.paper.id for c in right.citations]
+
+
+@pytest.mark.slow
 def test_a_misspelled_off_topic_question_still_abstains(real_seed_index: Index) -> None:
     answer = api.ask("sourdough recipies with hydratoin", index=real_seed_index, backend=None)
     assert answer.abstained
