@@ -13,6 +13,8 @@ CSS = """
   background: var(--background-fill-secondary);
 }
 #chat button.example:hover { border-color: var(--color-accent); }
+/* The empty chat's invitation: inset like the answers, not against the chat's border */
+#chat .placeholder { padding: 0 var(--spacing-xl); }
 #chat a.cite:hover { text-decoration: underline; }
 /* The entries in an answer (BibTeX, RIS, CSL-JSON): kept as typed, wrapped so no line widens
    the page at 390 px */

@@ -199,6 +199,19 @@ def test_phone_answer_is_inset_in_the_chat_and_clear_of_its_clear_button(
     page.close()
 
 
+def test_phone_empty_chat_text_is_inset_from_its_border(browser: Browser, served: Served) -> None:
+    # A new user at 390 px (stop 63): "Ask a question about the papers, or start with an
+    # example:" ran against the chat's left border.
+    page = open_phone(browser, served)
+    page.wait_for_selector("#chat .placeholder", state="visible")
+    chat = page.locator("#chat").bounding_box()
+    words = page.locator("#chat .placeholder p").first.bounding_box()
+    assert chat is not None and words is not None
+    assert words["x"] >= chat["x"] + INSET_PX, (words, chat)
+    assert words["x"] + words["width"] <= chat["x"] + chat["width"] - INSET_PX, (words, chat)
+    page.close()
+
+
 TAP_TARGETS = (  # what a reader taps on a phone, beside the chat's own links
     "#export-md",
     "#export-bib",
