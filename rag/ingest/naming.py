@@ -191,13 +191,40 @@ def method_name(abstract: str) -> str | None:
         for match in trigger.finditer(abstract):
             if name := _name_at(abstract[match.end() :], allow_phrase=allow_phrase):
                 return name
+    defined = _own_defined_names(abstract)
+    for match in _VERB.finditer(abstract):
+        if name := _defined_in_object(abstract[match.end() :], defined):
+            return name
     for match in _NOVEL.finditer(abstract):
         if _distinctive(match.group(1)):
             return match.group(1)
     return None
 
 
+# Where what "we propose" names ends: "a lightweight PoLar prediction network, which ...";
+# "a comparison of BP, FmAD and ZO" is of other methods.
+_OBJECT_END = re.compile(r"[,.;:(]|\s(?:of|for|with|to|that|which|and|or|in|on|by)\s")
+
+
+def _defined_in_object(text: str, defined: Sequence[str]) -> str | None:
+    """Return a name the abstract defines in parentheses that the object of "we propose"
+    (`text`, up to where its noun phrase ends) uses: "We reveal ... (PoLar) ... we propose a
+    lightweight PoLar prediction network" names PoLar; None otherwise."""
+    end = _OBJECT_END.search(text)
+    words = re.findall(_TOKEN, text[: end.start() if end else len(text)])
+    return next((w for w in words if w in defined), None)
+
+
 _DEFINED = re.compile(rf"\(({_TOKEN})\)")
+_OWN_VOICE = re.compile(r"\b(?:we|our)\b", re.IGNORECASE)
+
+
+def _own_defined_names(abstract: str) -> list[str]:
+    """The names `defined_names` gives that a sentence in the authors' voice defines ("We
+    reveal ... (PoLar)"), not the field's ("While visual token reduction (VTR) strategies have
+    been explored")."""
+    sentences = re.split(r"(?<=[.!?])\s+", abstract)
+    return [n for s in sentences if _OWN_VOICE.search(s) for n in defined_names(s)]
 
 
 def defined_names(abstract: str) -> list[str]:

@@ -205,3 +205,25 @@ def test_a_bibtex_abstract_with_a_method_macro_names_its_method(tmp_path: Path) 
     )
     (paper,) = parse_path(bib).papers
     assert paper.abstract.endswith("Gains of TreeRL hold.")
+
+
+def test_a_name_the_authors_define_and_then_propose_is_the_method_name() -> None:
+    # A new user (stop 63): the PoLar paper was labelled "Li et al." beside three other
+    # "Li et al.", though its abstract names PoLar; a field's acronym ("While visual token
+    # reduction (VTR) strategies ...", then "we propose a novel VTR framework") is no name.
+    polar = (
+        'We reveal the wide existence of dynamic "program-of-layers (PoLar)", where layers are '
+        "skipped. To achieve PoLar in practice, we propose a lightweight PoLar prediction "
+        "network, which learns programs."
+    )
+    assert method_name(polar) == "PoLar"
+    vtr = (
+        "While visual token reduction (VTR) strategies have been explored, they distort. "
+        "To this end, we propose a novel VTR framework that rectifies the distortions."
+    )
+    assert method_name(vtr) is None
+    compared = (
+        "We compare backpropagation (BP) with forward-mode AD (FmAD). We present a comparison "
+        "of BP and FmAD for training."
+    )
+    assert method_name(compared) is None
