@@ -149,7 +149,10 @@ def test_a_question_with_a_slip_in_its_asking_words_is_answered(real_seed_index:
         # A new user (stop 63): "hapen" was taken for a topic word no paper uses, so the
         # answer was "no paper on this" while the question spelled right finds ExPLAIND.
         ("why does grokking hapen?", "why does grokking happen?"),
-        ("does grokking hapen because of weight decay?", "does grokking happen because of weight decay?"),
+        (
+            "does grokking hapen because of weight decay?",
+            "does grokking happen because of weight decay?",
+        ),
     ],
 )
 def test_a_slip_of_a_word_that_names_no_topic_is_answered_as_spelled(
