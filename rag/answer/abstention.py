@@ -160,18 +160,21 @@ def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bo
             continue
         term, name = bm25.stem(word), _is_name(word, i == 0)
         held = name or any_paper_holds(index, term)
-        yield match, term, name, not held and not _names_topic(index, low)
+        yield match, term, name, not held and not _names_topic(index, word)
 
 
 def _names_topic(index: Index, word: str) -> bool:
     """Whether `word`, which no paper holds, names a topic (`topic_words`); not when it is a
     slip of an English word that names none: "hapen" in "does grokking hapen because of
     weight decay?" was told no paper uses it (a new user, stop 63), while "happen" is a word of
-    no topic, set aside as such."""
+    no topic, set aside as such. A slip of a word the papers hold ("recomendation") is of
+    their topic, whatever the word judgement says of the word alone."""
     if not topic_words.names_topic(index, word):
         return False
-    meant = english_slips(word)
-    return not meant or topic_words.names_topic(index, meant[0])
+    meant = english_slips(word.lower()) if word[1:].islower() else []
+    if not meant or any_paper_holds(index, index.bm25().stem(meant[0])):
+        return True  # "recomendation": a slip of the papers' own word is of their topic
+    return topic_words.names_topic(index, meant[0])
 
 
 def question_terms(index: Index, question: str, ranking: bool = True) -> list[tuple[str, bool]]:

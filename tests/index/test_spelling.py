@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rag import api
+from rag.answer.abstention import question_terms
 from rag.index.paper_index import Index
 from rag.index.spelling import corrected, slips
 from rag.ingest.pipeline import ingest
@@ -163,6 +164,15 @@ def test_a_slip_of_a_word_that_names_no_topic_is_answered_as_spelled(
     assert "hapen" not in slip.answer
     assert slip.abstained == right.abstained
     assert [c.hit.paper.id for c in slip.citations] == [c.hit.paper.id for c in right.citations]
+
+
+@pytest.mark.slow
+def test_a_slip_of_a_word_the_papers_hold_stays_a_topic_word(real_seed_index: Index) -> None:
+    # "recommendation" alone is judged a word of no topic; "recomendation" as typed in "anything
+    # on generative recomendation?" still names the papers' topic (the rewrite of "how does it
+    # use multimodal signals" after it kept only "generative" while this read it as no topic).
+    terms = question_terms(real_seed_index, "anything on generative recomendation?")
+    assert "recomend" in {t for t, _ in terms}, terms
 
 
 @pytest.mark.slow
