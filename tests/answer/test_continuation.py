@@ -88,11 +88,6 @@ def test_a_short_new_topic_after_an_answer_is_searched_as_typed(
         ("What is CELL?", "best pizza in Naples?"),
         ("What is CELL?", "how do I renew my passport"),
         ("Which papers study transformers on Markov chains?", "robot arm grasp planning"),
-        # A new user (stop 63): asked of ExPLAIND as "sourdough bread recipe (ExPLAIND)?"; the
-        # aspect model had seen no everyday message (bench/results/continuation_everyday*.md)
-        ("how do models learn in stages, like grokking?", "sourdough bread recipe"),
-        ("detecting anomalous graphs", "remind me to call my mom at 6pm"),
-        ("anything on federated learning?", "ok random one: why did the ottoman empire fall?"),
     ],
 )
 def test_an_off_topic_message_after_an_answer_still_abstains(
