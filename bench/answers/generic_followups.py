@@ -35,6 +35,11 @@ topic switch or off-topic message is taken for a follow-up in 10-fold cross-vali
 table (cross-validated on the fitting part; held out) goes to bench/results/continuation.md and
 a summary to continuation.json; `--write` writes the weights to
 rag/answer/model/continuation.json.
+
+    .venv/bin/python bench/answers/generic_followups.py --index DIR --everyday 1 --out OUT
+
+asks each everyday message after a first question of its split and counts those answered from
+papers (bench/results/OUT.md).
 """
 
 from __future__ import annotations
@@ -64,6 +69,8 @@ from rag.settings import Settings  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "generic_followups.jsonl"
 BROADER = ROOT / "bench" / "data" / "broader_followups.jsonl"  # scored only (see above)
+# Everyday messages (bench/data/offtopic_messages.jsonl), asked after answers by --everyday
+OFF_TOPIC = ROOT / "bench" / "data" / "offtopic_messages.jsonl"
 # The answer opens with the note that the papers do not seem to address the message.
 NOT_ADDRESSED = re.compile(
     "|".join(
@@ -126,8 +133,11 @@ def feature_rows(index: Index, sessions: list[dict[str, Any]]) -> list[dict[str,
     """Return each session's `continuation.signals` for its second message, as asked in chat."""
     settings = index.settings.model_copy(update={"backend": "extractive"})
     rows = []
+    firsts: dict[str, api.Answer] = {}
     for s in sessions:
-        first = api.ask(s["first"], settings=settings, index=index)
+        if s["first"] not in firsts:
+            firsts[s["first"]] = api.ask(s["first"], settings=settings, index=index)
+        first = firsts[s["first"]]
         previous = [] if first.abstained else [c.hit.paper for c in first.citations]
         message = corrected(index, s["second"])
         hits = search(index, message, k=settings.top_k, retriever=settings.retriever, rescore=True)
@@ -138,6 +148,66 @@ def feature_rows(index: Index, sessions: list[dict[str, Any]]) -> list[dict[str,
         row = continuation.signals(index, message, previous, hits, terms, decision)
         rows.append({**s, "message": message, "signals": [round(v, 6) for v in row]})
     return rows
+
+
+def off_topic_sessions(sessions: list[dict[str, Any]], each: int) -> list[dict[str, Any]]:
+    """Sessions of `bench/data/offtopic_messages.jsonl`'s messages, each after `each` first
+    questions of the blind sessions of its own split (spread over them, none twice)."""
+    messages = [json.loads(x) for x in OFF_TOPIC.read_text(encoding="utf-8").splitlines() if x]
+    out = []
+    for split in ("fit", "heldout"):
+        firsts = sorted({s["first"] for s in sessions if s["split"] == split})
+        mine = [m for m in messages if m["split"] == split]
+        for i, m in enumerate(mine):
+            for j in range(each):
+                first = firsts[(i * each + j) % len(firsts)]
+                out.append(
+                    {"id": f"{m['id']}-{j}", "first": first, "second": m["message"],
+                     "depends": False, "kind": "off_topic", "split": split}
+                )  # fmt: skip
+    return out
+
+
+def everyday(index: Index, sessions: list[dict[str, Any]], out: str) -> None:
+    """Ask each everyday message after its first question, as the chat does; count those
+    answered from papers (none should be: the collection has no paper on "15% of 240"), and
+    those asked of the first answer's papers (rewritten with their names). Writes OUT.md."""
+    settings = index.settings.model_copy(update={"backend": "extractive"})
+    firsts: dict[str, api.Answer] = {}
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    wrong: list[str] = []
+    for s in sessions:
+        if s["first"] not in firsts:
+            firsts[s["first"]] = api.ask(s["first"], settings=settings, index=index)
+        first = firsts[s["first"]]
+        if first.abstained or not first.citations:
+            continue  # nothing to follow up on
+        second = api.ask(s["second"], settings=settings, index=index, history=[(s["first"], first)])
+        row = counts[s["split"]]
+        row[0] += 1
+        row[1] += bool(second.citations)
+        row[2] += second.standalone is not None and second.standalone != s["second"]
+        if second.citations:
+            wrong.append(
+                f"- {s['split']}: “{s['first']}” then “{s['second']}”: {second.standalone}"
+            )
+    lines = [
+        "# Everyday messages after an answer",
+        "",
+        f"`.venv/bin/python bench/answers/generic_followups.py --index DIR --everyday N --out "
+        f"{out}`: each message of bench/data/offtopic_messages.jsonl asked after N first "
+        "questions of generic_followups.jsonl of its split (sessions whose first answer cited "
+        "a paper). None should be answered from papers.",
+        "",
+        "| part | sessions | answered from papers | rewritten as a follow-up |",
+        "|---|---|---|---|",
+        *(f"| {k} | {v[0]} | {v[1]} | {v[2]} |" for k, v in sorted(counts.items())),
+        "",
+        *wrong,
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (RESULTS / f"{out}.md").write_text(text, encoding="utf-8")
 
 
 def aspect_model(
@@ -314,9 +384,16 @@ def main() -> None:
     parser.add_argument("--fit", action="store_true", help="fit rag.answer.continuation")
     parser.add_argument("--write", action="store_true", help="with --fit: write its weights")
     parser.add_argument("--subject", action="store_true", help="choose SUBJECT_ASPECT")
+    parser.add_argument(
+        "--everyday", type=int, default=0, metavar="N",
+        help="ask each everyday message after N first questions (`everyday`)",
+    )  # fmt: skip
     args = parser.parse_args()
     index = Index(Settings(index_dir=args.index))
     sessions = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x]
+    if args.everyday:
+        everyday(index, off_topic_sessions(sessions, args.everyday), args.out)
+        return
     if args.fit:
         fit(index, sessions, args.write)
         return
