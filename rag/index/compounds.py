@@ -13,11 +13,7 @@ the collection writes it when:
   the one in most papers);
 - typed as two (`joined_form`), hyphenated or spaced ("over-parameterized", "multi modal"):
   the collection holds the joined word and no abstract writes the two side by side. Two
-  words apart by a space are joined only when neither is a stop word ("any one" stays);
-- a stop word hyphenated to a word ("over-smoothing", "off-policy"), not inside a longer
-  compound ("out-of-distribution"): read joined ("oversmoothing") unless an abstract writes
-  the two side by side, whether or not one writes the joined word. BM25 would drop the stop
-  word and match "smoothing" alone; joined, the word no paper uses is said, as when typed so.
+  words apart by a space are joined only when neither is a stop word ("any one" stays).
 
 Nothing is fitted: a compound is only read in a form the collection itself uses, and checked
 on the labelled seed questions and the SciFact training claims (`bench/answers/spelling.py`).
@@ -61,12 +57,6 @@ def joined_form(index: Index, first: str, gap: str, second: str) -> str | None:
     if not (first.isalpha() and first[1:].islower() and second.isalpha() and second.islower()):
         return None  # a name or an acronym ("GPT-style", "Qwen models")
     joined = (first + second).lower()
-    if gap == "-" and first.lower() in stop_words() and second not in stop_words():
-        # "over-smoothing", "off-policy": BM25 drops the stop word and reads "smoothing" alone,
-        # which D'Angelo et al.'s "statistical smoothing" holds, so the question got graph
-        # papers with no word that none of them is on over-smoothing, while "oversmoothing"
-        # got that word (a new user, stop 63). Read joined unless a paper writes it so.
-        return None if _side_by_side(index, first.lower(), second) else first[0] + joined[1:]
     if not _written(index, joined):
         return None
     if gap == " " and (first.lower() in stop_words() or second in stop_words()):
@@ -94,11 +84,8 @@ def joined_pairs(index: Index, text: str) -> Iterator[tuple[int, int, str]]:
     while i < len(words) - 1:
         first, second = words[i], words[i + 1]
         gap = text[first.end() : second.start()]
-        inner = text[first.start() - 1 : first.start()] == "-" or text[second.end() :][:1] == "-"
         joined = (
-            joined_form(index, first.group(), gap, second.group())
-            if gap in ("-", " ") and not inner  # not two parts of "out-of-distribution"
-            else None
+            joined_form(index, first.group(), gap, second.group()) if gap in ("-", " ") else None
         )
         if joined:
             yield first.start(), second.end(), joined
