@@ -10,6 +10,7 @@ one's own areas, how many have none), and a question to start from.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,14 +48,15 @@ def no_topic(
         collection += f": {spread(areas, len(papers))}"
         topic = areas.most_common(1)[0][0].split("·")[-1].strip().lower()
     thanked = thanks(message)
-    # "thanks, can you list all papers?" asks for the collection as well as thanking (a new
-    # user, stop 63, got only "You're welcome")
-    asks = asks_for_the_collection(index, message)
-    if thanked and said and not asks:  # "thanks!" after answers: no overview (stop 58)
-        return prompts.THANKED_AGAIN.format(count=number)
-    if any(collection in answer for answer in said) and not asks:
-        again = prompts.THANKED_AGAIN if thanked else prompts.NO_TOPIC_AGAIN
-        return again.format(count=number)
+    if said:
+        # "thanks, can you list all papers?" asks for the collection after thanking (a new
+        # user, stop 63, got only "You're welcome"); "thanks for the papers!" does not.
+        request = request_after_thanks(message) if thanked else message
+        asks = bool(request) and asks_for_the_collection(index, request)
+        if thanked and not asks:  # "thanks!" after answers: no overview (stop 58)
+            return prompts.THANKED_AGAIN.format(count=number)
+        if any(collection in answer for answer in said) and not asks:
+            return prompts.NO_TOPIC_AGAIN.format(count=number)
     template = (
         prompts.THANKED if thanked else prompts.NO_MATCH_TOPIC if searched else prompts.NO_TOPIC
     )
@@ -68,6 +70,21 @@ _THANKS = frozenset("thanks thank thx ty tysm cheers appreciate appreciated grat
 def thanks(message: str) -> bool:
     """Whether `message` (one that names no topic) thanks: it is answered "You're welcome"."""
     return bool(_THANKS & {w.lower() for w in CONTENT_WORD.findall(message)})
+
+
+# A message's opening thanks, up to the end of its clause: "thanks, ", "ok thank you! ".
+_THANKS_CLAUSE = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:thanks|thank\s+you|thx|ty|cheers)\b[^,.;:!?]*[,.;:!?]+\s*",
+    re.IGNORECASE,
+)
+
+
+def request_after_thanks(message: str) -> str:
+    """The question a thanking message goes on to ask ("thanks, can you list all papers?" ->
+    "can you list all papers?"), or "" ("thanks for the papers!", "thanks, that's all")."""
+    opening = _THANKS_CLAUSE.match(message)
+    rest = message[opening.end() :].strip() if opening else ""
+    return rest if rest.endswith("?") else ""
 
 
 def asks_for_the_collection(index: Index, message: str) -> bool:

@@ -16,7 +16,7 @@ import pytest
 
 from rag import api, prompts
 from rag.answer import overview, topicless
-from rag.answer.overview import no_topic
+from rag.answer.overview import no_topic, request_after_thanks
 from rag.answer.references import asks_for_more
 from rag.index.paper_index import Index
 from tests.answer.chat_turns import chat, first_authors
@@ -201,6 +201,28 @@ def test_thanks_with_a_request_for_the_collection_gets_the_collection(
     )
     assert asked.answer.startswith("You're welcome. The collection holds 40 papers: "), asked.answer
     assert not asked.citations
+    # The review of that fix: thanks that only mention papers ask for nothing.
+    _, thanked = chat(
+        real_seed_index, ["Which papers are about auctions?", "thanks for the papers!"]
+    )
+    assert thanked.answer == prompts.THANKED_AGAIN.format(count="40 papers"), thanked.answer
+
+
+@pytest.mark.parametrize(
+    ("message", "question"),
+    [
+        (
+            "thanks, can you list all papers in the library?",
+            "can you list all papers in the library?",
+        ),
+        ("ok thanks! what else is in the collection?", "what else is in the collection?"),
+        ("thanks for the papers!", ""),
+        ("thanks, that's all the papers I needed", ""),
+        ("thanks for listing those papers", ""),
+    ],
+)
+def test_the_request_after_thanks_is_its_question(message: str, question: str) -> None:
+    assert request_after_thanks(message) == question
 
 
 @pytest.mark.slow
