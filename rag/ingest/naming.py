@@ -179,7 +179,9 @@ def method_name(abstract: str) -> str | None:
     """Return the name of the method an abstract introduces, if it names one convincingly.
 
     "We propose X"/"we introduce X" wins over "a method called/named/dubbed/termed X",
-    which wins over "X, a novel ...". `Full Name (ACRONYM)` gives the acronym.
+    which wins over a name the authors define and then propose ("... (PoLar) ... we propose a
+    lightweight PoLar prediction network"), which wins over "X, a novel ...". `Full Name
+    (ACRONYM)` gives the acronym.
 
     Args:
         abstract: clean abstract text (see `rag.text.clean_markup`).
@@ -203,7 +205,7 @@ def method_name(abstract: str) -> str | None:
 
 # Where what "we propose" names ends: "a lightweight PoLar prediction network, which ...";
 # "a comparison of BP, FmAD and ZO" is of other methods.
-_OBJECT_END = re.compile(r"[,.;:(]|\s(?:of|for|with|to|that|which|and|or|in|on|by)\s")
+_OBJECT_END = re.compile(r"[,.;:(]|(?:^|\s)(?:of|for|with|to|that|which|and|or|in|on|by)\b")
 
 
 def _defined_in_object(text: str, defined: Sequence[str]) -> str | None:

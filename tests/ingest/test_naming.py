@@ -227,3 +227,6 @@ def test_a_name_the_authors_define_and_then_propose_is_the_method_name() -> None
         "of BP and FmAD for training."
     )
     assert method_name(compared) is None
+    # The review: "we propose that" states a hypothesis, whose genes are no method (SciFact)
+    hypothesis = "We identify the kinase (PAD) in cells. We propose that PAD and IFI16 bind DNA."
+    assert method_name(hypothesis) is None
