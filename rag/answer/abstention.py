@@ -167,13 +167,15 @@ def _names_topic(index: Index, word: str) -> bool:
     """Whether `word`, which no paper holds, names a topic (`topic_words`); not when it is a
     slip of an English word that names none: "hapen" in "does grokking hapen because of
     weight decay?" was told no paper uses it (a new user, stop 63), while "happen" is a word of
-    no topic, set aside as such. A slip of a word the papers hold ("recomendation") is of
-    their topic, whatever the word judgement says of the word alone."""
+    no topic, set aside as such (the most common of the English words one slip away). A word
+    one slip from a word the papers hold ("recomendation"; "decding", one slip from "deciding"
+    and from "decoding") is of their topic, whatever the judgement says of the word alone."""
     if not topic_words.names_topic(index, word):
         return False
     meant = english_slips(word.lower()) if word[1:].islower() else []
-    if not meant or any_paper_holds(index, index.bm25().stem(meant[0])):
-        return True  # "recomendation": a slip of the papers' own word is of their topic
+    stem = index.bm25().stem
+    if not meant or any(any_paper_holds(index, stem(m)) for m in meant):
+        return True  # "recomendation", "decding": a slip of the papers' own word is of their topic
     return topic_words.names_topic(index, meant[0])
 
 

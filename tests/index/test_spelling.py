@@ -10,7 +10,7 @@ import pytest
 from rag import api
 from rag.answer.abstention import question_terms
 from rag.index.paper_index import Index
-from rag.index.spelling import corrected, slips
+from rag.index.spelling import corrected, english_slips, slips
 from rag.ingest.pipeline import ingest
 from rag.text import spelling_variants
 
@@ -101,6 +101,14 @@ def test_a_form_of_a_word_the_papers_write_stays_as_typed(
     for text in ("statins and statin", "produced in mosquitos", "helminth coinfections"):
         assert corrected(fake_index, text) == text
     assert corrected(fake_index, "receptor engagment") == "receptor engagement"
+
+
+def test_english_slips_are_the_english_words_one_slip_away_most_common_first() -> None:
+    assert english_slips("hapen")[0] == "happen"
+    assert english_slips("becuase")[0] == "because"
+    assert english_slips("happen") == []  # an English word is no slip
+    assert english_slips("waht") == []  # too short: four-letter words have many neighbours
+    assert english_slips("Hapen") == []  # as typed: a capital may start a name
 
 
 def test_a_slip_is_a_letter_dropped_added_or_swapped_never_replaced() -> None:
