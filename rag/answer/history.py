@@ -278,8 +278,18 @@ def papers_of(turn: Turn | None, resolve: Resolver | None) -> list[Paper]:
 
 def the_set(turns: Sequence[Turn], resolve: Resolver | None) -> list[Paper]:
     """Return the papers that a choice ("which of them") or "the others" ranges over, in the
-    order they were cited (see `set_turn`)."""
+    order they were cited (see `set_turn`; an ordinal counts in `shown_list`)."""
     return papers_of(set_turn(turns), resolve)
+
+
+def shown_list(turns: Sequence[Turn]) -> Turn | None:
+    """The answer whose numbered papers an ordinal counts ("the second one", "the first two"):
+    the latest that listed several, as the reader sees them; else the set (`set_turn`).
+
+    Not the set a choice ranges over: after "which of them are about reasoning?" listed three
+    of eight papers, "the second one" was the second of those three to a new user, and the
+    second of the eight to the rewrite."""
+    return list_as_long(turns, 2) or set_turn(turns)
 
 
 # A paper's name as an answer shows it: "Wang et al. (IDFT): ...", "- Ju et al. (ICGNN) find".
@@ -305,7 +315,8 @@ def _within(turn: Turn, listed: Turn) -> bool:
 
 
 def set_turn(turns: Sequence[Turn]) -> Turn | None:
-    """Return the turn whose papers a choice, an ordinal or "the others" range over.
+    """Return the turn whose papers a choice or "the others" range over (an ordinal counts in
+    the list on screen, `shown_list`).
 
     That is the latest answer to a question of its own, or to "the others" when it cited more
     than one paper: answers that chose among those papers since ("Which one is on graphs?")

@@ -23,6 +23,7 @@ from rag.answer.history import (
     paper_name,
     papers_of,
     set_turn,
+    shown_list,
     the_set,
     topic_of,
     unique,
@@ -186,8 +187,8 @@ def _verb_agreeing(rewritten: str, match: re.Match[str], paper: Paper) -> str:
 def _each_place(
     text: str, turns: Sequence[Turn], resolve: Resolver | None
 ) -> list[tuple[re.Match[str], Paper]]:
-    """Each ordinal of `text` with the paper at that place of the set, when every one has a
-    place in it ("the second one ... the first"); none otherwise."""
+    """Each ordinal of `text` with the paper at that place of the list on screen (`shown_list`),
+    when every one has a place in it ("the second one ... the first"); none otherwise."""
     listed = shown_list(turns)
     markers = cited_numbers(listed) if listed is not None else []
     out = []
@@ -200,16 +201,6 @@ def _each_place(
             return []
         out.append((match, paper))
     return out
-
-
-def shown_list(turns: Sequence[Turn]) -> Turn | None:
-    """The answer whose numbered papers an ordinal counts ("the second one", "the first two"):
-    the latest that listed several, as the reader sees them; else the set (`set_turn`).
-
-    Not the set a choice ranges over: after "which of them are about reasoning?" listed three
-    of eight papers, "the second one" was the second of those three to a new user, and the
-    second of the eight to the rewrite."""
-    return list_as_long(turns, 2) or set_turn(turns)
 
 
 def _with_name(question: str, span: tuple[int, int], papers: Sequence[Paper]) -> str:
