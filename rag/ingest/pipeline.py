@@ -313,14 +313,20 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
             index.ingest_embedder  # noqa: B018  # a model that cannot load fails before any write
         kept = [(stored[pid], p) for pid, p in parsed.items() if pid in stored]
         rekeyed = rekey_stored(kept, taken | {p.citation_key for p in new})
-        moved = []
+        moved, relabelled = [], []
         for old, p in kept:
             # A copy read now may give what the stored record lacks (its DOI), or, from the
             # record's own file, other values (the entry was edited).
             fresh_fields, changed = refreshed(old, p)
+            # A label derived by an older rule ("Li et al." for the PoLar paper, stop 63) is
+            # derived again, silently, as the roles below: the reader changed nothing. The
+            # citation key stays: a reader may have cited it.
+            label = p.label if old.label_derived and p.label_derived else old.label
             if old.source != p.source or old.id in rekeyed.keys or changed:
                 key = rekeyed.keys.get(old.id, old.citation_key)
-                moved.append(fresh_fields.with_(source=p.source, citation_key=key))
+                moved.append(fresh_fields.with_(source=p.source, citation_key=key, label=label))
+            elif label != old.label:
+                relabelled.append(old.with_(label=label))
         if gone:
             index.store.delete(sorted(gone))
         # Stored roles follow the shipped role model: papers stored before sentence roles
@@ -332,6 +338,10 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         other_model = index.store.roles_model != model
         moved_ids = {p.id for p in moved}
         moved = [with_roles(p) if other_model or not p.sentence_roles else p for p in moved]
+        relabelled = [
+            with_roles(p) if other_model or not p.sentence_roles else p for p in relabelled
+        ]
+        moved_ids |= {p.id for p in relabelled}
         rerolled = [
             fresh_roles
             for pid, old in stored.items()
@@ -341,8 +351,8 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
             and (other_model or not old.sentence_roles)
             and (fresh_roles := with_roles(old)).sentence_roles != old.sentence_roles
         ]
-        if moved or rerolled:
-            index.store.update_records(moved + rerolled)
+        if moved or rerolled or relabelled:
+            index.store.update_records(moved + relabelled + rerolled)
         _embed_and_store(index, new, progress)
         if other_model:
             index.store.set_roles_model(model)

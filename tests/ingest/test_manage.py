@@ -60,6 +60,22 @@ def test_keys_survive_re_ingest_a_move_and_new_papers(
     assert {"vaswani2017attention", "vaswani2017attentionb"} <= set(after.values())
 
 
+def test_a_label_an_older_rule_derived_is_derived_again_and_its_key_kept(
+    seeded: Index, seeds_copy: Path
+) -> None:
+    # Stop 63 named the PoLar paper; an index built before kept "Li et al." on its cards and
+    # in exports, since the unchanged seed file was not read as changed.
+    polar = next(p for p in seeded.papers.values() if p.authors[0] == "Ziyue Li")
+    assert polar.label == "Li et al. — PoLar" and polar.label_derived
+    seeded.store.update_records([polar.with_(label="Li et al.", citation_key="li")])
+    seeded.refresh()
+    report = ingest([seeds_copy], seeded)
+    assert (report.added, report.updated, report.unchanged) == (0, 0, 40)
+    again = seeded.papers[polar.id]
+    assert again.label == "Li et al. — PoLar"
+    assert again.citation_key == "li"  # a key a reader may have cited stays
+
+
 def test_remove_takes_the_paper_out_of_chroma_and_bm25(seeded: Index, seeds_copy: Path) -> None:
     paper = find_paper(seeded, "ju_icgnn")
     assert paper.id in dict(seeded.bm25().search("noisy labels graph", 5, None))
