@@ -48,6 +48,41 @@ def test_the_asker_s_situation_does_not_hide_the_topic(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "papers"),
+    [
+        # A new user (stop 63): the collection overview ("none matches the words"), as papers
+        # hold "related" and "section"
+        (
+            "which papers deal with privacy because I need them for a related work section",
+            {"Renxiang Guan", "Javad Dogani"},
+        ),
+        ("anything on auctions? since we have to write the background section", {"Haoran Sun"}),
+    ],
+)
+def test_the_asker_s_reason_after_the_question_does_not_hide_the_topic(
+    real_seed_index: Index, question: str, papers: set[str]
+) -> None:
+    answer = answered(real_seed_index, question)
+    assert not answer.abstained, answer.answer
+    assert {c.hit.paper.authors[0] for c in answer.citations} & papers, answer.answer
+    assert not {t for t, _ in question_terms(real_seed_index, question)} & {"section", "relat"}
+
+
+@pytest.mark.slow
+def test_a_reason_clause_first_or_about_the_topic_is_read_as_written(
+    real_seed_index: Index,
+) -> None:
+    # "because of" names a cause, no asker; an opening clause is no reason after a question
+    terms = {
+        t for t, _ in question_terms(real_seed_index, "does training collapse because of LLD?")
+    }
+    assert "lld" in terms
+    opening = "since I work on graphs, which papers handle noisy labels?"
+    assert "graph" in {t for t, _ in question_terms(real_seed_index, opening)}
+
+
+@pytest.mark.slow
 def test_a_topic_the_collection_lacks_still_says_so(real_seed_index: Index) -> None:
     question = "I need papers on protein structure prediction for my thesis"
     answer = answered(real_seed_index, question)
