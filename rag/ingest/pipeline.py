@@ -336,12 +336,11 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
         # abstract, so it is done only when the model changed.
         model = roles_model_fingerprint()
         other_model = index.store.roles_model != model
-        moved_ids = {p.id for p in moved}
-        moved = [with_roles(p) if other_model or not p.sentence_roles else p for p in moved]
-        relabelled = [
-            with_roles(p) if other_model or not p.sentence_roles else p for p in relabelled
+        updated = len(moved)  # a relabelled record is rewritten, not counted
+        moved = [
+            with_roles(p) if other_model or not p.sentence_roles else p for p in moved + relabelled
         ]
-        moved_ids |= {p.id for p in relabelled}
+        moved_ids = {p.id for p in moved}
         rerolled = [
             fresh_roles
             for pid, old in stored.items()
@@ -351,16 +350,16 @@ def store_files(files: ParsedFiles, index: Index, *, progress: bool = False) -> 
             and (other_model or not old.sentence_roles)
             and (fresh_roles := with_roles(old)).sentence_roles != old.sentence_roles
         ]
-        if moved or rerolled or relabelled:
-            index.store.update_records(moved + relabelled + rerolled)
+        if moved or rerolled:
+            index.store.update_records(moved + rerolled)
         _embed_and_store(index, new, progress)
         if other_model:
             index.store.set_roles_model(model)
     index.bm25()  # brought in line with the collection and saved
     report = IngestReport(
         added=len(new),
-        updated=len(moved),
-        unchanged=len(parsed) - len(new) - len(moved),
+        updated=updated,
+        unchanged=len(parsed) - len(new) - updated,
         removed=len(stale),
         upgraded=len(upgraded),
         files=len(files.files),
