@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from rag.ingest.boilerplate import without_notices
 from rag.records import Paper
-from rag.text import clean_markup, fold
+from rag.text import clean_markup, fold, split_sentences
 
 # How records carry what a source did not say, the same when written out and read back in.
 AREA_SEPARATOR = " · "  # how the seed pages write "Field · Subfield"
@@ -225,8 +225,7 @@ def _own_defined_names(abstract: str) -> list[str]:
     """The names `defined_names` gives that a sentence in the authors' voice defines ("We
     reveal ... (PoLar)"), not the field's ("While visual token reduction (VTR) strategies have
     been explored")."""
-    sentences = re.split(r"(?<=[.!?])\s+", abstract)
-    return [n for s in sentences if _OWN_VOICE.search(s) for n in defined_names(s)]
+    return [n for s in split_sentences(abstract) if _OWN_VOICE.search(s) for n in defined_names(s)]
 
 
 def defined_names(abstract: str) -> list[str]:
