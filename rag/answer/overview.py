@@ -72,9 +72,10 @@ def thanks(message: str) -> bool:
     return bool(_THANKS & {w.lower() for w in CONTENT_WORD.findall(message)})
 
 
-# A message's opening thanks, up to the end of its clause: "thanks, ", "ok thank you! ".
+# A message's opening thanks (a word of `_THANKS`), up to the end of its clause: "thanks, ",
+# "ok thank you! ".
 _THANKS_CLAUSE = re.compile(
-    r"^\W*(?:\w+\W+){0,2}?(?:thanks|thank\s+you|thx|ty|cheers)\b[^,.;:!?]*[,.;:!?]+\s*",
+    rf"^\W*(?:\w+\W+){{0,2}}?(?:{'|'.join(sorted(_THANKS))})\b[^,.;:!?]*[,.;:!?]+\s*",
     re.IGNORECASE,
 )
 
