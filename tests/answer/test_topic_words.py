@@ -35,6 +35,13 @@ def answered(index: Index, question: str) -> api.Answer:
             {"Francesco D'Angelo"},
         ),
         ("I need to understand grokking for a seminar", {"Florian Eichin"}),
+        # the asker's reason after the question (stop 63): the collection overview, as papers
+        # hold "related" and "section"
+        (
+            "which papers deal with privacy because I need them for a related work section",
+            {"Renxiang Guan", "Javad Dogani"},
+        ),
+        ("anything on auctions? since we have to write the background section", {"Haoran Sun"}),
     ],
 )
 def test_the_asker_s_situation_does_not_hide_the_topic(
@@ -48,31 +55,14 @@ def test_the_asker_s_situation_does_not_hide_the_topic(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("question", "papers"),
-    [
-        # A new user (stop 63): the collection overview ("none matches the words"), as papers
-        # hold "related" and "section"
-        (
-            "which papers deal with privacy because I need them for a related work section",
-            {"Renxiang Guan", "Javad Dogani"},
-        ),
-        ("anything on auctions? since we have to write the background section", {"Haoran Sun"}),
-    ],
-)
-def test_the_asker_s_reason_after_the_question_does_not_hide_the_topic(
-    real_seed_index: Index, question: str, papers: set[str]
-) -> None:
-    answer = answered(real_seed_index, question)
-    assert not answer.abstained, answer.answer
-    assert {c.hit.paper.authors[0] for c in answer.citations} & papers, answer.answer
-    assert not {t for t, _ in question_terms(real_seed_index, question)} & {"section", "relat"}
-
-
-@pytest.mark.slow
-def test_a_reason_clause_first_or_about_the_topic_is_read_as_written(
+def test_only_a_reason_after_the_question_is_left_out_of_its_terms(
     real_seed_index: Index,
 ) -> None:
+    for reason in (
+        "which papers deal with privacy because I need them for a related work section",
+        "anything on auctions? since we have to write the background section",
+    ):
+        assert not {t for t, _ in question_terms(real_seed_index, reason)} & {"section", "relat"}
     # "because of" names a cause, no asker; an opening clause is no reason after a question
     terms = {
         t for t, _ in question_terms(real_seed_index, "does training collapse because of LLD?")
