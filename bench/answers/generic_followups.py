@@ -129,14 +129,20 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
+def first_answers(
+    index: Index, settings: Settings, sessions: list[dict[str, Any]]
+) -> dict[str, api.Answer]:
+    """Each distinct first question of `sessions`, asked once with `settings`."""
+    questions = dict.fromkeys(s["first"] for s in sessions)
+    return {q: api.ask(q, settings=settings, index=index) for q in questions}
+
+
 def feature_rows(index: Index, sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Return each session's `continuation.signals` for its second message, as asked in chat."""
     settings = index.settings.model_copy(update={"backend": "extractive"})
     rows = []
-    firsts: dict[str, api.Answer] = {}
+    firsts = first_answers(index, settings, sessions)
     for s in sessions:
-        if s["first"] not in firsts:
-            firsts[s["first"]] = api.ask(s["first"], settings=settings, index=index)
         first = firsts[s["first"]]
         previous = [] if first.abstained else [c.hit.paper for c in first.citations]
         message = corrected(index, s["second"])
@@ -173,12 +179,10 @@ def everyday(index: Index, sessions: list[dict[str, Any]], out: str) -> None:
     answered from papers (none should be: the collection has no paper on "15% of 240"), and
     those asked of the first answer's papers (rewritten with their names). Writes OUT.md."""
     settings = index.settings.model_copy(update={"backend": "extractive"})
-    firsts: dict[str, api.Answer] = {}
+    firsts = first_answers(index, settings, sessions)
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     wrong: list[str] = []
     for s in sessions:
-        if s["first"] not in firsts:
-            firsts[s["first"]] = api.ask(s["first"], settings=settings, index=index)
         first = firsts[s["first"]]
         if first.abstained or not first.citations:
             continue  # nothing to follow up on
