@@ -56,6 +56,8 @@ class Kind(StrEnum):
 
 # What a question asks an abstract to state, which it may not: the note then says so.
 _STATED = (Kind.DATASET, Kind.NUMBER, Kind.CODE, Kind.LIMITATION)
+# A sentence that points back is shown after at most this many sentences before it.
+REFERENT_REACH = 3
 _LIST = re.compile(
     r"^\s*(?:(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications)\b"
     r"|(?:are|is)\s+there\s+(?:any\s+)?(?:other\s+)?(?:papers?|works?|studies|research)\b"
@@ -414,8 +416,17 @@ def shown_form(
     sentences = paper_sentences(ev.hit.paper)
     at = sentences.index(choice.sentence) if choice.sentence in sentences else -1
     if at > 0 and points_back(choice.sentence):
-        before = _one_shown(replace(choice, sentence=sentences[at - 1]), ev, checker, labelled)
-        text = standalone(choice.sentence).text
+        # Back to the sentence that names what it points to, when that one points back too
+        # ("... an implicit assumption ... When this assumption fails, ... We characterize when
+        # this assumption is violated"), at most `REFERENT_REACH` sentences.
+        start = at - 1
+        while start > 0 and at - start < REFERENT_REACH and points_back(sentences[start]):
+            start -= 1
+        before = _one_shown(replace(choice, sentence=sentences[start]), ev, checker, labelled)
+        # The line goes on in the third person: "They characterize ...", not "We ...".
+        between = [third_person(standalone(s).text) for s in sentences[start + 1 : at]]
+        before = replace(before, text=" ".join([before.text, *between]))
+        text = third_person(standalone(choice.sentence).text)
         after = checked_as_cited(text, ev.n, checker)
         evidence: tuple[str, ...]
         if after is None:  # the sentence as written is its own evidence
@@ -459,6 +470,13 @@ def _label_of(text: str, ev: Evidence) -> str:
     return next((label for label in labels if text.startswith(label)), "")
 
 
+def _aside(sentence: str, ev: Evidence) -> bool:
+    """Whether `sentence` is the field's state its paper sets out from, not the paper's own
+    claim: background in the role model, and not in the authors' voice."""
+    role = dict(paper_sentence_roles(ev.hit.paper)).get(sentence)
+    return role == "background" and not in_own_voice(sentence)
+
+
 def _forms(choice: Choice, ev: Evidence, labelled: bool) -> list[str]:
     """The forms a sentence may be shown in, most changed first (see `shown_form`)."""
     who, plural = speaker(ev.hit.paper)
@@ -470,9 +488,7 @@ def _forms(choice: Choice, ev: Evidence, labelled: bool) -> list[str]:
     theirs = third_person(bare) if who else bare
     # The field's state the paper sets out from, under its label, reads as its own claim ("Seo
     # et al.: It has recently been established that ..."): the label says it is background.
-    role = dict(paper_sentence_roles(ev.hit.paper)).get(choice.sentence)
-    aside = role == "background" and not in_own_voice(choice.sentence)
-    label = f"{who}{BACKGROUND_LABEL}" if aside else f"{who}: "
+    label = f"{who}{BACKGROUND_LABEL}" if _aside(choice.sentence, ev) else f"{who}: "
     for text in dict.fromkeys((theirs, bare)):
         if who and labelled:
             forms.append(f"{label}{text}")

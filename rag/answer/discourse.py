@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rag.text import split_sentences
+
 # Connectives that only make sense after the sentence before them, at the start of a sentence.
 # The strong ones open a sentence with or without a comma; the weak ones only with one
 # ("First, we" goes, "First-order methods" stays).
@@ -27,7 +29,8 @@ _STRONG = (
     "then|consequently|therefore|thus|hence|as a result|notably|importantly|crucially|"
     "meanwhile|in contrast|by contrast|on the other hand|instead|to this end|in particular|"
     "accordingly|subsequently|nevertheless|nonetheless|conversely|similarly|likewise|besides|"
-    "to do so|for this purpose|to that end|in turn|in this way|in doing so|by doing so|"
+    "to do so|for this purpose|to that end|towards? this end|in turn|in this way|in doing so|"
+    "by doing so|"
     "in so doing|and|but|thereafter|afterwards|afterward"
 )
 _WEAK = (
@@ -97,13 +100,15 @@ _UNINFLECTED = frozenset(
     left lost felt knew grew went came became undertook cut hit let split spread""".split()  # noqa: SIM905
 )
 _NOT_VERBS = {"the", "a", "an", "that", "this", "it", "to", "and", "also"}
+# The paper itself, whom `standalone` names: "this paper", "in this work".
+_SPEAKER = r"(?:paper|work|study|article|letter|thesis|review|survey|manuscript)\b"
 # A subject that stands for something said before: "These approaches ...", "This leads to ...",
-# "Such methods ...", "They ...". "This paper" is the speaker, whom `standalone` names.
-_POINTS_BACK = re.compile(
-    r"^(?:this|these|those|such|they|their|its)\b"
-    r"(?!\s+(?:paper|work|study|article|letter|thesis|review|survey|manuscript)\b)",
-    re.IGNORECASE,
-)
+# "Such methods ...", "They ...".
+_POINTS_BACK = re.compile(rf"^(?:this|these|those|such|they|their|its)\b(?!\s+{_SPEAKER})", re.I)
+# Or a demonstrative later in the sentence: "We prove this equivalence is conditional", "We
+# characterize when this assumption is violated" (a new user's "DPO vs RLHF" got the latter
+# alone under the CPO paper's name, "this assumption" named nowhere); not "such as".
+_REFERS_BACK = re.compile(rf"\b(?:this|these|those|such)\s+(?!{_SPEAKER}|as\b)[a-z]", re.I)
 
 
 @dataclass(frozen=True)
@@ -122,8 +127,11 @@ def dangling_opener(text: str) -> bool:
 
 def points_back(text: str) -> bool:
     """Return whether `text`, its lost openers removed, opens on a subject that refers to an
-    earlier sentence ("However, these approaches assume ..."), which it needs to be read right."""
-    return bool(_POINTS_BACK.match(strip_openers(text)[0]))
+    earlier sentence ("However, these approaches assume ...") or names something it said with a
+    demonstrative ("we prove this equivalence ..."), which it needs to be read right."""
+    first = split_sentences(strip_openers(text)[0].strip())  # a line may go on from its referent
+    kept = first[0] if first else ""
+    return bool(_POINTS_BACK.match(kept) or _REFERS_BACK.search(kept))
 
 
 def _opener_at(text: str) -> re.Match[str] | None:

@@ -31,6 +31,10 @@ ASSUME = "these approaches assume that sensitive attributes of the target domain
         "Such methods fail on long inputs.",
         "They also ignore the graph structure.",
         "Moreover, their cost grows with the depth.",
+        # a demonstrative past the subject names something said before too
+        "We show that this bound is tight.",
+        "We characterize when this assumption is violated.",
+        "We prove this equivalence is conditional rather than universal.",
     ],
 )
 def test_a_subject_that_refers_back_is_recognised(text: str) -> None:
@@ -41,7 +45,8 @@ def test_a_subject_that_refers_back_is_recognised(text: str) -> None:
     "text",
     [
         "This paper studies fairness on graphs.",
-        "We show that this bound is tight.",
+        "In this work, we study fairness on graphs.",
+        "We compare regularisers such as dropout and weight decay.",
         "To address this limitation, we propose CELL.",
         "Thermal effects dominate at low temperature.",
         "Theory predicts a phase transition.",
