@@ -56,6 +56,7 @@ from rag.answer.language import (
 )
 from rag.answer.limitations import names_method
 from rag.answer.named_papers import asked_of_named
+from rag.answer.nearest import near_enough, nearest_listed
 from rag.answer.overview import no_topic
 from rag.answer.paper_sets import (
     answerable_on,
@@ -128,9 +129,6 @@ SYNTHESIS_SENTENCES = 2
 # An extractive answer drawing on this many papers or more gives each its own line, however the
 # question was worded: "LLMs" cited nine papers in one paragraph.
 LINES_FROM_PAPERS = 3
-# The papers an abstention lists as the nearest, most probable first: ten cards of papers none
-# of which answers made a phone's page 3,500 px tall (a new user's trial, stop 58).
-NEAREST_SHOWN = 5
 
 
 def answer_stream(
@@ -516,26 +514,19 @@ def answer_stream(
             else prompts.ABSTAIN
         )
         unused = words_no_paper_holds(index, query) if said is prompts.ABSTAIN else []
-        if said is prompts.ABSTAIN and not hits:
-            # "best hiking trails in the Alps" by BM25 within one author's papers: none listed
-            said = f"{prompts.NO_PAPER_ON_IT} {prompts.NONE_NEAR}"
+        if said is prompts.ABSTAIN and not near_enough(hits):
+            # "best hiking trails in the Alps" by BM25 within one author's papers, "what's the
+            # weather like today?": none listed (rag/answer/nearest.py)
+            said, hits = f"{prompts.NO_PAPER_ON_IT} {prompts.NONE_NEAR}", []
         if unused:
             first, rest = said.split(". ", 1)
             said = f"{first}. {prompts.NO_PAPER_USES.format(words=quoted_words(unused))} {rest}"
         yield said
         timings["total_s"] = time.perf_counter() - t0
-        # First the papers the per-paper judgement would have chosen, most probable first ("DPO
-        # vs PPO?": the paper on DPO, which BM25 finds and the sentence vectors do not), then
-        # the rest, most relevant first (below the bar, an off-topic question's probabilities
-        # follow the fused rank more than the words).
         # After papers on it were shown ("any other papers on that?"), the next most probable
         # come first: IndexGuard, "Federated ... fine-tuning", before a Markov-chain paper.
         bar = 0.0 if shown_before else settings.paper_probability
-        ordered = sorted(hits, key=lambda h: (-max(chance.get(h.paper.id, 0.0), bar), -h.relevance))
-        nearest = tuple(
-            Hit(h.paper, i, h.score, h.snippet, h.relevance)
-            for i, h in enumerate(ordered[:NEAREST_SHOWN], 1)
-        )
+        nearest = nearest_listed(hits, chance, bar)
         yield Answer(
             question, said, (), (), True, nearest, name, notice, timings, standalone,
             language, answerability,

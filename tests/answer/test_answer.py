@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from rag import prompts
-from rag.answer import pipeline
+from rag.answer import nearest, pipeline
 from rag.answer.discourse import standalone, third_person
 from rag.answer.evidence import Evidence
-from rag.answer.pipeline import NEAREST_SHOWN, answer, answer_stream
+from rag.answer.nearest import NEAREST_SHOWN
+from rag.answer.pipeline import answer, answer_stream
 from rag.answer.rendering import Answer
 from rag.backends.base import Prompt
 from rag.errors import BackendError
@@ -170,7 +171,10 @@ def test_backend_error_gives_notice_and_extractive_answer(
     assert result.citations and "[1]" in result.answer
 
 
-def test_off_topic_question_abstains(seeded: Index, fake_settings: Settings) -> None:
+def test_off_topic_question_abstains(
+    seeded: Index, fake_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(nearest, "NEAREST_FLOOR", 0.0)  # the fake vectors come near nothing
     llm = FakeLLM()  # nothing enqueued: the model must not even be called
     result = run(seeded, fake_settings, llm, "sourdough bread recipe with rye flour")
     assert result.abstained
@@ -180,6 +184,19 @@ def test_off_topic_question_abstains(seeded: Index, fake_settings: Settings) -> 
     # five at most: ten cards of papers that do not answer filled a phone's page (stop 58)
     assert result.citations == () and 0 < len(result.nearest) <= NEAREST_SHOWN == 5
     assert llm.history == []
+
+
+def test_an_abstention_lists_no_paper_that_comes_near_nothing(
+    seeded: Index, fake_settings: Settings
+) -> None:
+    # "what's the weather like today?" listed five papers as the nearest, and "what did the
+    # first one find?" then counted in them (a new user); under the floor none is listed.
+    result = run(seeded, fake_settings, FakeLLM(), "sourdough bread recipe with rye flour")
+    assert result.abstained and result.citations == () and result.nearest == ()
+    unused = "“sourdough”, “bread”, “recipe”, “rye” or “flour”"
+    assert result.answer == (
+        f"{prompts.NO_PAPER_ON_IT} {prompts.NO_PAPER_USES.format(words=unused)} {prompts.NONE_NEAR}"
+    )
 
 
 def test_streamed_pieces_add_up_to_the_answer(seeded: Index, fake_settings: Settings) -> None:
@@ -324,15 +341,21 @@ def test_no_abstention_on_the_seed_questions(real_seed_index: Index) -> None:
 def test_abstention_on_off_topic_questions(real_seed_index: Index) -> None:
     settings = real_seed_index.settings
     answered = {q["kind"]: [] for q in _jsonl("offtopic_questions.jsonl")}  # type: dict[str, list[str]]
+    listed: dict[str, list[bool]] = {kind: [] for kind in answered}
     for q in _jsonl("offtopic_questions.jsonl"):
         result = answer(real_seed_index, q["question"], settings=settings, backend=None)
         if not result.abstained:
             answered[q["kind"]].append(q["question"])
         else:
-            assert result.citations == () and result.nearest
+            assert result.citations == ()
+            listed[q["kind"]].append(bool(result.nearest))
     # Everything far from machine learning abstains; of the near misses, most do.
     assert [q for kind, qs in answered.items() if kind != "near-miss ML" for q in qs] == []
     assert len(answered["near-miss ML"]) <= 3, answered["near-miss ML"]
+    # No paper comes near enough to be listed as the nearest to bread or the World Cup; to most
+    # near misses ("How does dropout prevent overfitting ...?") some do (rag/answer/nearest.py).
+    assert not any(any(flags) for kind, flags in listed.items() if kind != "near-miss ML")
+    assert sum(listed["near-miss ML"]) * 2 > len(listed["near-miss ML"])
 
 
 @pytest.mark.slow

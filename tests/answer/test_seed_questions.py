@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from rag import prompts
+from rag.answer.nearest import NEAREST_SHOWN
 from rag.answer.pipeline import answer
 from rag.index.paper_index import Index
 from rag.index.retrieve import search
@@ -64,7 +66,24 @@ def test_seed_question_does_not_abstain(
 def test_off_topic_question_abstains(real_seed_index: Index, question: str) -> None:
     result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
     assert result.abstained and result.citations == ()
-    assert result.nearest
+    # No paper comes near enough to be listed as the nearest (rag/answer/nearest.py).
+    assert result.nearest == () and prompts.NONE_NEAR in result.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How does dropout prevent overfitting in neural networks?",
+        "how much faster is speculative decoding?",
+    ],
+)
+def test_a_near_miss_lists_the_papers_that_come_nearest(
+    real_seed_index: Index, question: str
+) -> None:
+    result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
+    assert result.abstained and result.citations == ()
+    assert 0 < len(result.nearest) <= NEAREST_SHOWN
 
 
 @pytest.mark.slow
