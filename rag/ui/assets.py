@@ -278,13 +278,24 @@ JS = """
     if (tapped && event.isTrusted) closedByUs = false;
   }, true);
   // An abstract that scrolls inside its card (phones) opens at its quoted sentence, the whole
-  // of it when it fits (a quarter of the box above it cut a long finding off mid-way).
+  // of it when it fits (a quarter of the box above it cut a long finding off mid-way), on a
+  // whole line: scrolled by part of one, its top line showed the lower half of its letters.
   const toMark = (box) => {
     const mark = box.querySelector("mark");
     if (mark && box.scrollHeight > box.clientHeight) {
-      const room = box.clientHeight - mark.getBoundingClientRect().height;
+      const height = mark.getBoundingClientRect().height;
+      const room = box.clientHeight - height;
       const above = Math.max(0, Math.min(box.clientHeight / 4, room / 2));
-      box.scrollTop = Math.max(0, mark.offsetTop - above);
+      let top = Math.max(0, mark.offsetTop - above);
+      const style = getComputedStyle(box);
+      const line = parseFloat(style.lineHeight), pad = parseFloat(style.paddingTop) || 0;
+      if (line > 0 && top > pad) {
+        const lines = (top - pad) / line;
+        const down = pad + Math.floor(lines) * line;  // a line more above the sentence
+        const fits = mark.offsetTop + height <= down + box.clientHeight;
+        top = fits ? down : pad + Math.ceil(lines) * line;
+      }
+      box.scrollTop = top;
     }
   };
   // The panel holds each answer's cards in a section of its own, the latest's shown: a click

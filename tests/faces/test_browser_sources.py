@@ -36,6 +36,13 @@ WHOLE_MARK_SHOWN = """box => {
   return m.height > b.height || (m.top >= b.top - 1 && m.bottom <= b.bottom + 1);
 }"""
 
+# The box is scrolled by whole lines, its top line not cut through its letters.
+TOP_LINE_WHOLE = """box => {
+  const style = getComputedStyle(box), line = parseFloat(style.lineHeight);
+  const off = (box.scrollTop - (parseFloat(style.paddingTop) || 0)) % line;
+  return box.scrollTop === 0 || off < 1 || line - off < 1;
+}"""
+
 
 def ask(page: Page, question: str, turn: int) -> None:
     """Ask `question`, the chat's question `turn` (0 the first), and wait for its cards."""
@@ -119,6 +126,8 @@ def test_a_phone_card_opens_at_the_whole_quoted_sentence(
     )
     assert boxes.first.evaluate("box => box.scrollHeight > box.clientHeight")
     assert boxes.first.evaluate(WHOLE_MARK_SHOWN)
+    # Its top line whole: scrolled by half a line, the top showed half its letters (a new user).
+    assert boxes.first.evaluate(TOP_LINE_WHOLE)
     page.close()
 
 
