@@ -105,10 +105,13 @@ _SPEAKER = r"(?:paper|work|study|article|letter|thesis|review|survey|manuscript)
 # A subject that stands for something said before: "These approaches ...", "This leads to ...",
 # "Such methods ...", "They ...".
 _POINTS_BACK = re.compile(rf"^(?:this|these|those|such|they|their|its)\b(?!\s+{_SPEAKER})", re.I)
-# Or a demonstrative later in the sentence: "We prove this equivalence is conditional", "We
+# Or a demonstrative early in the sentence: "We prove this equivalence is conditional", "We
 # characterize when this assumption is violated" (a new user's "DPO vs RLHF" got the latter
-# alone under the CPO paper's name, "this assumption" named nowhere); not "such as".
+# alone under the CPO paper's name, "this assumption" named nowhere); not "such as". Later in
+# a sentence one mostly names what the sentence itself said ("... improves accuracy ..., and
+# these gains persist"; "even though fair ERM fails ..., this approach can be corrected").
 _REFERS_BACK = re.compile(rf"\b(?:this|these|those|such)\s+(?!{_SPEAKER}|as\b)[a-z]", re.I)
+REFERS_BACK_WITHIN = 10  # words
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,8 @@ def points_back(text: str) -> bool:
     demonstrative ("we prove this equivalence ..."), which it needs to be read right."""
     first = split_sentences(strip_openers(text)[0].strip())  # a line may go on from its referent
     kept = first[0] if first else ""
-    return bool(_POINTS_BACK.match(kept) or _REFERS_BACK.search(kept))
+    early = " ".join(kept.split()[:REFERS_BACK_WITHIN])
+    return bool(_POINTS_BACK.match(kept) or _REFERS_BACK.search(early))
 
 
 def _opener_at(text: str) -> re.Match[str] | None:
