@@ -31,6 +31,7 @@ from rag.ingest.wanted import (
     choice_scores,
     has_others,
     in_own_voice,
+    in_wanted_role,
     is_availability,
     is_fragment,
     question_terms,
@@ -105,6 +106,7 @@ _FINDING = re.compile(
     r"improve\w*|gains?|performance|effects?|known|learn|learned)\b|^\s*how\s+(?:much|well)\b",
     re.IGNORECASE,
 )
+_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.IGNORECASE)
 _CLAIM = re.compile(
     r"^\s*(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b", re.IGNORECASE
 )
@@ -123,8 +125,21 @@ _KIND_OF_DATA = r"(?:benchmarks?|datasets?|tasks?|models?|data)\b"
 _MODEL_SIZE = re.compile(r"^\d+(?:\.\d+)?[BMK]$")
 
 
+# Where a question's own clause starts after a lead naming what it is about ("ASMC - how much
+# does it save?", "ConPress: how many tokens does it cut?"): the rewrite of "the second one -
+# how much ..." keeps the dash.
+_LEAD = re.compile(r"^[^?]{1,80}?(?:\s+[-\u2013\u2014]\s+|:\s+)(?=\w)")
+
+
 def question_kind(question: str) -> Kind:
-    """Return what `question` asks for (the first matching kind, most specific first)."""
+    """Return what `question` asks for (the first matching kind, most specific first), read in
+    its own clause after a lead that names its subject, when the whole reads as general."""
+    kind = _kind(question)
+    lead = _LEAD.match(question)
+    return _kind(question[lead.end() :]) if kind is Kind.GENERAL and lead else kind
+
+
+def _kind(question: str) -> Kind:
     if asks_if_out(question):
         return Kind.CODE
     for kind, pattern in (
@@ -235,6 +250,7 @@ def choose(
     *,
     any_sentence: bool = False,
     asked_of_it: bool = False,
+    shown: str = "",
 ) -> Choice | None:
     """Return the sentence of `ev`'s paper that answers `question`, of `kind` (None: none is
     about the question). A sentence already shown in `said` comes after every other one but
@@ -245,7 +261,10 @@ def choose(
     With `any_sentence` (a question on the paper with no topic of its own: "what did they
     find?") every sentence is about it, and those of the role it wants come first. With
     `asked_of_it` (a follow-up asked of this paper: "limitations?" after ConPress) a question
-    on limitations is one of its own method, as when it names the method.
+    on limitations is one of its own method, as when it names the method. With `shown` (the
+    earlier answers, to such a question), of the sentences of the role it wants one not shown
+    yet comes first ("what did they find?" after Deng et al.'s gains got the gains again, not
+    the mechanism of the collapse they found).
     The sentence may carry a `tie_sentence` to follow it."""
     pairs = paper_sentence_roles(ev.hit.paper)
     if not pairs:
@@ -257,9 +276,13 @@ def choose(
     topic = topic_terms(relevance, method)
     own = asked_of_it or names_method(question, method)
     best: tuple[tuple[bool, bool, bool, bool, float], Choice] | None = None
+    wanted_role = [True] * len(pairs)
     if any_sentence:  # it asks for nothing but a kind of sentence: that role's come first
         ranks = wanted_role_first(question, pairs, ranks)
-    for (sentence, role), cosine, rank in zip(pairs, cosines, ranks, strict=True):
+        wanted_role = in_wanted_role(question, pairs)
+    for (sentence, role), cosine, rank, of_role in zip(
+        pairs, cosines, ranks, wanted_role, strict=True
+    ):
         about = about_score(float(cosine), term_share(relevance.terms, sentence), relevance.weight)
         passes = any_sentence or relevance.passes(about)
         if is_fragment(sentence, relevance.question) or not (passes or said):
@@ -272,7 +295,18 @@ def choose(
         # After a line was said, one on the question's own words may be said again ("what does
         # the first one say about the KV cache?" when its only KV-cache sentence was shown).
         on_words = bool(said) and term_share(topic, sentence) > 0
-        key = (first, on_words, not (said and already_said(sentence, said)), passes, float(rank))
+        # Not one that points back either: the sentence it needs would come first, of another
+        # role ("This encourages reliance on semantic signals ..." after the method).
+        fresh = not (shown and (already_said(sentence, shown) or points_back(sentence)))
+        key = (
+            first,
+            on_words,
+            not (said and already_said(sentence, said)),
+            of_role and fresh,
+            of_role,
+            passes,
+            float(rank),
+        )
         if best is None or key > best[0]:
             best = (key, Choice(ev.n, sentence, about, states))
     if best is None:
@@ -522,6 +556,7 @@ def compose(
     drawn_on: Mapping[int, str] | None = None,
     any_sentence: bool = False,
     own_words: bool = False,
+    shown: str = "",
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
 
@@ -553,6 +588,7 @@ def compose(
     """
     kind = question_kind(question)
     states = kind not in _STATED
+    quantity = kind is Kind.NUMBER or bool(_HOW_MUCH.search(question))
     choices = []
     found = False  # a paper has a sentence about the question
     ties = []  # sentences after the model's synthesis, for papers it said nothing of the words of
@@ -565,14 +601,29 @@ def compose(
                 ties.append(tie)
             continue
         choice = choose(
-            question, kind, relevance, ev, said, any_sentence=any_sentence, asked_of_it=every
+            question,
+            kind,
+            relevance,
+            ev,
+            said,
+            any_sentence=any_sentence,
+            asked_of_it=every,
+            shown=shown,
         )
         found = found or (
             choice is not None
-            and (any_sentence or not _only_again(choice, relevance, ev, before))
-            # A sentence taken only because it was not said yet is no answer to a follow-up
-            # that asks something in words of its own ("is it safe?").
-            and (not own_words or relevance.passes(choice.about))
+            and (
+                # "how much does it save?": a quantity it states answers it, shown before or
+                # not, though no sentence says "save" (the note said the paper did not seem to
+                # address it, of ASMC's "p95 = 73.7 s", a new user)
+                (quantity and states_number(choice.sentence))
+                or (
+                    (any_sentence or not _only_again(choice, relevance, ev, before))
+                    # A sentence taken only because it was not said yet is no answer to a
+                    # follow-up that asks something in words of its own ("is it safe?").
+                    and (not own_words or relevance.passes(choice.about))
+                )
+            )
         )
         if choice is None and every:
             choice = Choice(ev.n, ev.best_sentence, 0.0, states)

@@ -672,6 +672,7 @@ def answer_stream(
             before=earlier if absent else "",
             any_sentence=only_wants or no_words,
             own_words=own_words_asked,
+            shown=earlier if wants else "",
         )
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)

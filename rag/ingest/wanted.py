@@ -493,6 +493,14 @@ def wanted_role_first(
     return np.where(mask, scores + (scores.max() - scores.min() + 1.0), scores)
 
 
+def in_wanted_role(question: str, pairs: Sequence[tuple[str, str]]) -> list[bool]:
+    """For each of a paper's sentences `pairs`, whether its role is one `question` wants (all
+    when the paper has none of them)."""
+    roles = WANTED_ROLES[wanted(question)]
+    mask = [role in roles for _, role in pairs]
+    return mask if any(mask) else [True] * len(pairs)
+
+
 def names_what_it_wants(question: str) -> bool:
     """Whether `question` says what it wants ("what did they find?", "how does it work?", "why?",
     "how well does it do?"), as "Tell me more." or "the second one" does not."""

@@ -172,6 +172,11 @@ def test_dangling_openers_are_recognised(text: str) -> None:
         ("How many papers are about LLMs?", Kind.LIST),
         ("how many studies use graph neural networks", Kind.LIST),
         ("Tell me about ConPress.", Kind.GENERAL),
+        # after a lead naming its subject, as the rewrite of "the second one - ..." leaves it
+        ("ConPress - how many tokens does it save?", Kind.NUMBER),
+        ("ASMC: how much faster is it?", Kind.NUMBER),
+        ("ASMC - how much does it save?", Kind.FINDING),
+        ("LLM - RL training", Kind.GENERAL),
     ],
 )
 def test_question_kinds(question: str, kind: Kind) -> None:

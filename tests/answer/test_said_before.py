@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rag import prompts
-from rag.answer.compose import Kind, already_said, asks_of_papers, choose
+from rag.answer.compose import Kind, already_said, asks_of_papers, choose, states_number
 from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
 from rag.answer.relevance import RelevanceCheck
 from rag.index.paper_index import Index
@@ -98,6 +98,35 @@ def test_how_well_after_an_answer_gives_the_finding_again(real_seed_index: Index
     roles = dict(paper_sentence_roles(paper))
     shown = quoted(real_seed_index, how_well, "Haoran Sun")
     assert shown and all(roles[s] in ("result", "conclusion") for s in shown), how_well.answer
+
+
+@pytest.mark.slow
+def test_how_much_after_an_answer_is_answered_by_the_quantity_shown(
+    real_seed_index: Index,
+) -> None:
+    # "the second one - how much does it save?" was told ASMC's abstract did not seem to
+    # address it: its "p95 = 73.7 s" had been shown, and no sentence says "save" (a new user).
+    first, second = chat(
+        real_seed_index,
+        ["How can LLM inference be made cheaper?", "the second one - how much does it save?"],
+    )
+    assert first_authors(second) == first_authors(first)[1:2]
+    assert prompts.NOT_ADDRESSED_ONE.split("{")[0] not in second.answer
+    assert "does not seem to address" not in second.answer
+    assert states_number(second.sentences[0]["text"]), second.answer
+
+
+@pytest.mark.slow
+def test_what_did_they_find_after_a_finding_gives_another(real_seed_index: Index) -> None:
+    # "what did they find?" after Deng et al.'s gains got the same sentence again, word for
+    # word, not the bottleneck they found (a new user at both widths).
+    first, found = chat(real_seed_index, ["GRPO training colapse", "what did they find?"])
+    assert first_authors(first) == first_authors(found) == ["wenlong deng"]
+    paper = next(p for p in real_seed_index.papers.values() if p.authors[0] == "wenlong deng")
+    roles = dict(paper_sentence_roles(paper))
+    again = quoted(real_seed_index, found, "wenlong deng")
+    assert again and not again & quoted(real_seed_index, first, "wenlong deng"), found.answer
+    assert all(roles[s] in ("result", "conclusion") for s in again), found.answer
 
 
 @pytest.mark.slow
