@@ -678,8 +678,10 @@ def answer_stream(
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
             yield render.note(composed.note)
         papers = len(composed.lines) - len(composed.joined)  # a tie goes on its paper's line
-        bullets = (
-            bullets or (composed.note is not None and papers > 1) or (papers >= LINES_FROM_PAPERS)
+        # A list of one paper is a paragraph: "papers about auctions" drew one "- " line, while
+        # other one-paper answers were plain text (a new user).
+        bullets = papers > 1 and (
+            bullets or composed.note is not None or papers >= LINES_FROM_PAPERS
         )
     else:
         # Below the model's synthesis, one line for each paper the answer uses that it did not

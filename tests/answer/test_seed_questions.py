@@ -120,3 +120,17 @@ def test_abstention_names_no_word_that_a_paper_uses(real_seed_index: Index) -> N
     question = "how well does the DPO method work compared to PPO?"
     result = answer(real_seed_index, question, settings=real_seed_index.settings, backend=None)
     assert result.abstained and "uses “" not in result.answer
+
+
+@pytest.mark.slow
+def test_a_list_of_one_paper_is_a_paragraph(real_seed_index: Index) -> None:
+    # "papers about auctions" drew a one-item "- " list, where other one-paper answers are
+    # plain text (a new user at both widths).
+    result = answer(
+        real_seed_index,
+        "papers about auctions and mechanism design",
+        settings=real_seed_index.settings,
+        backend=None,
+    )
+    assert len(result.citations) == 1
+    assert not result.answer.lstrip().startswith("- ")
