@@ -57,16 +57,17 @@ NONE_NEAR = "No paper searched came near enough to be listed."
 NO_PAPER_USES = "No paper's title or abstract uses {words}."
 # Said first when one paper answers a question the collection signals reject and some of its
 # topic words are in no paper ("polysemantic neurons"): what follows is on the other words only.
+# How both notes say so (the page marks a note holding it, `rag/ui/render.py`).
+NEAREST_HEDGE = "so what follows is only the nearest"
 NEAREST_ONLY = (
-    "No paper's title or abstract uses {words}, so what follows is only the nearest the "
-    "collection comes to this question."
+    f"No paper's title or abstract uses {{words}}, {NEAREST_HEDGE} the collection comes to this "
+    "question."
 )
 # Said first when the signals say the collection has a paper on the question, yet no retrieved
 # paper's own probability of addressing it reaches the bar: the most probable one is shown
 # (`paper_sets.chosen_papers`), as the nearest, not as the answer.
 NEAREST_WEAK = (
-    "No paper clearly addresses this question, so what follows is only the nearest the "
-    "collection comes to it."
+    f"No paper clearly addresses this question, {NEAREST_HEDGE} the collection comes to it."
 )
 
 # A follow-up on the papers an answer that found none on its question listed as the nearest

@@ -205,7 +205,12 @@ def render_turn(answer: Answer, *, turn: int = 0) -> str:
     elif answer.answer == prompts.ENGLISH_ONLY:  # a Chinese question: no search was made
         parts.append(f"{_label('note', 'English only')} {render_answer(answer.answer, turn=turn)}")
     elif note := _opening_note(answer):  # "None of the papers listed earlier ...": apart
-        parts.append(render_answer(note, turn=turn))
+        # "... so what follows is only the nearest": marked as a note is, not plain text that
+        # reads like the answer (a new user at both widths missed it).
+        hedge = prompts.NEAREST_HEDGE in note
+        parts.append(
+            f"{_label('note', 'Only the nearest')} " * hedge + render_answer(note, turn=turn)
+        )
         parts.append(render_answer(answer.answer[len(note) :].lstrip(), turn=turn))
     else:
         parts.append(render_answer(answer.answer, turn=turn))

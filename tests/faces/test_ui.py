@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rag import api, prompts
+from rag.answer import nearest
 from rag.answer.rendering import Answer
 from rag.cite.claims import MIN_SCORE, NEAR_MISS
 from rag.errors import BackendError, ConfigError
@@ -220,8 +221,9 @@ def test_the_panel_keeps_the_last_answers_cards_and_older_numbers_turn_plain(
 
 
 def test_off_topic_question_abstains_and_shows_the_nearest_papers(
-    seed_index: Index, settings: Settings
+    seed_index: Index, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(nearest, "NEAREST_FLOOR", 0.0)  # the fake vectors come near nothing
     history, cards = ask(seed_index, settings, OFF_TOPIC)[-1]
 
     assert "no paper on this question" in history[-1]["content"]
@@ -230,6 +232,12 @@ def test_off_topic_question_abstains_and_shows_the_nearest_papers(
     assert re.search(r'<article class="source-card" id="t0-nearest-\d+">', cards)
     assert cards.count('class="source-card"') >= 1
     assert "<mark>" not in cards  # nothing supports an answer, so nothing is highlighted
+
+
+def test_an_abstention_near_no_paper_shows_no_card(seed_index: Index, settings: Settings) -> None:
+    history, cards = ask(seed_index, settings, OFF_TOPIC)[-1]
+    assert prompts.NONE_NEAR in history[-1]["content"]
+    assert "source-card" not in cards
 
 
 def test_html_in_an_abstract_is_escaped_in_cards_and_answer(
@@ -669,6 +677,27 @@ def test_a_fallback_that_opens_with_a_note_on_the_set_is_still_marked_as_a_fallb
     note, quoted = shown.split("\n\n")[1:3]
     assert note == ui_render.render_answer(prompts.NONE_IN_SET), shown
     assert quoted.startswith("Fair ERM can be corrected"), shown
+
+
+def test_an_answer_that_is_only_the_nearest_is_labelled_so() -> None:
+    # "No paper's title or abstract uses ..., so what follows is only the nearest ..." was plain
+    # text above the quote, easy to miss (a new user at 1280 and 390 px).
+    for hedge in (prompts.NEAREST_ONLY.format(words="“pay”"), prompts.NEAREST_WEAK):
+        sentences = (
+            {"text": hedge, "reason": "note", "shown": True},
+            {"text": "Attention improves recall [1].", "reason": "quoted", "shown": True},
+        )
+        text = f"{hedge} Attention improves recall [1]."
+        shown = ui.render_turn(Answer("q", text, (), sentences, False, (), "extractive"))
+        assert shown.startswith('<span class="turn-label turn-note">Only the nearest</span>')
+    # Another opening note is a paragraph of its own, unlabelled.
+    sentences = (
+        {"text": prompts.NONE_IN_SET, "reason": "note", "shown": True},
+        {"text": "Fair ERM can be corrected [1].", "reason": "quoted", "shown": True},
+    )
+    text = f"{prompts.NONE_IN_SET} Fair ERM can be corrected [1]."
+    shown = ui.render_turn(Answer("q", text, (), sentences, False, (), "extractive"))
+    assert "turn-label" not in shown
 
 
 def test_a_question_the_bundled_models_cannot_read_is_labelled_so() -> None:
