@@ -297,7 +297,9 @@ def choose(
         on_words = bool(said) and term_share(topic, sentence) > 0
         # Not one that points back either: the sentence it needs would come first, of another
         # role ("This encourages reliance on semantic signals ..." after the method).
-        fresh = not (shown and (already_said(sentence, shown) or points_back(sentence)))
+        fresh = not (
+            any_sentence and shown and (already_said(sentence, shown) or points_back(sentence))
+        )
         key = (
             first,
             on_words,
