@@ -69,6 +69,7 @@ bench/data/clipped_words.jsonl, bench/answers/spelling.py, bench/results/spellin
 from __future__ import annotations
 
 import bisect
+import difflib
 import functools
 import importlib.util
 import re
@@ -278,7 +279,24 @@ def _slip_of(index: Index, word: str) -> str | None:
     found = [(n, c) for n, c in found if n]
     if not found:
         return None
-    return max(found, key=lambda nc: (nc[1] in _english(), nc[0], nc[1]))[1]
+    best = max(found, key=lambda nc: (nc[1] in _english(), nc[0], nc[1]))[1]
+    if best in _english() or _written(index, best):
+        return best
+    # Only its stem is the collection's ("federeted" is one slip from "federented", which
+    # stems as "federated" does): the word a paper writes with that stem, nearest as typed,
+    # not a new misspelling shown as what was searched (a new user).
+    return min(written_with_stem(index, bm25.stem(best)), key=lambda w: (_distance(w, word), w))
+
+
+def written_with_stem(index: Index, stem: str) -> list[str]:
+    """The words the papers write (`collection_words`) that stem as `stem`."""
+    bm25 = index.bm25()
+    return [w for w in collection_words(index) if w.startswith(stem[:3]) and bm25.stem(w) == stem]
+
+
+def _distance(a: str, b: str) -> float:
+    """How unlike two words are, 0 alike (difflib's ratio, turned round)."""
+    return 1.0 - difflib.SequenceMatcher(None, a, b).ratio()
 
 
 def _written(index: Index, word: str) -> bool:

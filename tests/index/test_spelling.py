@@ -32,6 +32,9 @@ from rag.text import spelling_variants
         ("reinforcment lerning atari", "reinforcement learning atari"),
         ("clusterring with side informaton", "clustering with side information"),
         ("auction revenu", "auction revenue"),
+        # One slip from "federented" and "federeated" only, which stem as "federated" does:
+        # the word the papers write was searched, not a new misspelling (a new user).
+        ("federeted learning privcy", "federated learning privacy"),
     ],
 )
 def test_a_misspelled_word_becomes_the_collections_word(
