@@ -284,14 +284,17 @@ def _slip_of(index: Index, word: str) -> str | None:
         return best
     # Only its stem is the collection's ("federeted" is one slip from "federented", which
     # stems as "federated" does): the word a paper writes with that stem, nearest as typed,
-    # not a new misspelling shown as what was searched (a new user).
-    return min(written_with_stem(index, bm25.stem(best)), key=lambda w: (_distance(w, word), w))
+    # not a new misspelling shown as what was searched (a new user). BM25 also reads authors
+    # and areas, which no title or abstract may write ("mondorff": an author's "Mondorf").
+    written = written_with_stem(index, bm25.stem(best))
+    return min(written, key=lambda w: (_distance(w, word), w)) if written else best
 
 
 def written_with_stem(index: Index, stem: str) -> list[str]:
-    """The words the papers write (`collection_words`) that stem as `stem`."""
+    """The words the papers' titles and abstracts write (`collection_words`) that stem as
+    `stem` (each starts with the stem's first three letters, as an English stem does)."""
     bm25 = index.bm25()
-    return [w for w in collection_words(index) if w.startswith(stem[:3]) and bm25.stem(w) == stem]
+    return [w for w in _starting_with(collection_words(index), stem[:3]) if bm25.stem(w) == stem]
 
 
 def _distance(a: str, b: str) -> float:

@@ -35,6 +35,8 @@ from rag.text import spelling_variants
         # One slip from "federented" and "federeated" only, which stem as "federated" does:
         # the word the papers write was searched, not a new misspelling (a new user).
         ("federeted learning privcy", "federated learning privacy"),
+        # An author's name BM25 holds and no abstract writes: read as the name, no crash.
+        ("mondorff interpretability", "mondorf interpretability"),
     ],
 )
 def test_a_misspelled_word_becomes_the_collections_word(
