@@ -107,6 +107,13 @@ _FINDING = re.compile(
     re.IGNORECASE,
 )
 _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.IGNORECASE)
+
+
+def asks_how_much(question: str) -> bool:
+    """Whether `question` asks how much or how many."""
+    return bool(_HOW_MUCH.search(question))
+
+
 _CLAIM = re.compile(
     r"^\s*(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b", re.IGNORECASE
 )
@@ -566,6 +573,7 @@ def compose(
     any_sentence: bool = False,
     own_words: bool = False,
     shown: str = "",
+    how_much: bool = False,
 ) -> Composed:
     """Return the extractive answer to `question` from `evidence`, best paper first.
 
@@ -594,10 +602,13 @@ def compose(
         own_words: with `absent`, the question asks its papers something in words of its own,
             not for a kind of sentence ("is it safe?", not "what did they find?"): only a
             sentence about those words answers it.
+        shown: the earlier answers, for a question with no words of its own: of the role it
+            wants, a sentence they did not show comes first (`choose`).
+        how_much: it asks how much or how many and names no topic ("how much does it save?",
+            not "how much does it cost in API fees?"): a sentence stating a quantity answers it.
     """
     kind = question_kind(question)
     states = kind not in _STATED
-    quantity = kind is Kind.NUMBER or bool(_HOW_MUCH.search(question))
     choices = []
     found = False  # a paper has a sentence about the question
     ties = []  # sentences after the model's synthesis, for papers it said nothing of the words of
@@ -625,7 +636,7 @@ def compose(
                 # "how much does it save?": a quantity it states answers it, shown before or
                 # not, though no sentence says "save" (the note said the paper did not seem to
                 # address it, of ASMC's "p95 = 73.7 s", a new user)
-                (quantity and states_number(choice.sentence))
+                (how_much and states_number(choice.sentence))
                 or (
                     (any_sentence or not _only_again(choice, relevance, ev, before))
                     # A sentence taken only because it was not said yet is no answer to a
@@ -646,6 +657,10 @@ def compose(
     by_n = {ev.n: ev for ev in evidence}
     if kind in _STATED and choices:
         stating = [c for c in choices if c.states_it]
+        if kind is Kind.NUMBER and own_words and not how_much:
+            # "how many languages does it support?": a number is no answer unless the sentence
+            # is about the question's own words (ASMC's "p95 = 1318 s" was shown, a review).
+            stating = [c for c in stating if relevance.passes(c.about)]
         if stating:
             choices = stating
         else:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from rag import prompts
-from rag.answer import paper_choice
+from rag.answer import paper_choice, topic_words
 from rag.answer.abstention import (
     Decision,
     decide,
@@ -30,6 +30,7 @@ from rag.answer.abstention import (
 from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
 from rag.answer.compose import (
     Kind,
+    asks_how_much,
     asks_of_papers,
     compose,
     question_kind,
@@ -673,6 +674,7 @@ def answer_stream(
             any_sentence=only_wants or no_words,
             own_words=own_words_asked,
             shown=earlier if wants else "",
+            how_much=bool(typed) and _how_much_only(index, typed, condensed.papers),
         )
         if composed.note is not None:
             timings.setdefault("first_sentence_s", time.perf_counter() - t0)
@@ -736,6 +738,15 @@ _REQUEST_WORDS = frozenset(
         contribution contributions"""
     )
 ) | {"tl", "dr", "eli5"}  # "tl;dr", "eli5": shorthand content_stems leaves out
+
+
+def _how_much_only(index: Index, follow_up: str, papers: Sequence[Paper]) -> bool:
+    """Whether `follow_up` asks how much or how many of `papers` and no word of its own names a
+    topic (`topic_words`: "save" in "how much does it save?" does not, "fees" in "how much does
+    it cost in API fees?" does)."""
+    text = without_reference(without_names(follow_up, papers))
+    words = [text[a:b] for a, b in topic_spans(index, text)]
+    return asks_how_much(text) and not any(topic_words.names_topic(index, w) for w in words)
 
 
 def _words_of_its_own(index: Index, follow_up: str) -> list[tuple[str, bool]]:
