@@ -466,13 +466,6 @@ def shown_form(
         while start > 0 and at - start < REFERENT_REACH and points_back(sentences[start]):
             start -= 1
         before = _one_shown(replace(choice, sentence=sentences[start]), ev, checker, labelled)
-        # The line is the chosen sentence's: labelled background only when that one is ("They
-        # explain these dynamics ..." went on from a sentence the role model files as
-        # background, and a new user read the paper's own results as background).
-        who = speaker(ev.hit.paper)[0]
-        aside = f"{who}{BACKGROUND_LABEL}"
-        if who and before.text.startswith(aside) and not _aside(choice.sentence, ev):
-            before = replace(before, text=f"{who}: {before.text[len(aside) :]}")
         # The line goes on in the third person: "They characterize ...", not "We ...".
         between = [third_person(standalone(s).text) for s in sentences[start + 1 : at]]
         before = replace(before, text=" ".join([before.text, *between]))

@@ -21,6 +21,7 @@ from rag.index.paper_index import Index
 from rag.ingest.pipeline import ingest
 from rag.ingest.wanted import is_fragment
 from rag.settings import Settings
+from rag.text import split_sentences
 
 STATINS = (
     "BACKGROUND: Lowering LDL cholesterol is known to reduce coronary events, but its effect on "
@@ -376,6 +377,10 @@ def test_a_background_line_says_so_under_the_paper_s_label(real_seed_index: Inde
     )
     line = answer.sentences[0]["text"]
     assert line.startswith("Seo et al., as background: It has recently been established"), line
-    # A sentence in the authors' own voice is theirs, whatever role the model gives it.
+    # A sentence in the authors' own voice is theirs, whatever role the model gives it (the
+    # label is of the line's first sentence: one it points back to may go on after it).
     cpo = api.ask("what do Zhang et al. prove about DPO?", index=real_seed_index, backend=None)
-    assert not any("as background:" in s["text"] and " prove " in s["text"] for s in cpo.sentences)
+    assert not any(
+        "as background:" in s["text"] and " prove " in split_sentences(s["text"])[0]
+        for s in cpo.sentences
+    )
