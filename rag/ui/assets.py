@@ -292,8 +292,9 @@ JS = """
       if (line > 0 && top > pad) {
         const lines = (top - pad) / line;
         const down = pad + Math.floor(lines) * line;  // a line more above the sentence
+        const up = pad + Math.ceil(lines) * line;  // a line less, if the sentence starts below
         const fits = mark.offsetTop + height <= down + box.clientHeight;
-        top = fits ? down : pad + Math.ceil(lines) * line;
+        top = fits || up > mark.offsetTop ? down : up;
       }
       box.scrollTop = top;
     }

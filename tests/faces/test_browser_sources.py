@@ -28,12 +28,13 @@ def first_paper(served: Served, question: str) -> str:
     return answer.citations[0].hit.paper.citation_key
 
 
-# An abstract box's quoted sentence lies within the box, unless it is taller than the box.
+# An abstract box's quoted sentence lies within the box; taller than the box, it starts in it.
 # (Before, a quarter of the box went above it, and a long finding was cut off mid-way.)
 WHOLE_MARK_SHOWN = """box => {
   const mark = box.querySelector("mark"), b = box.getBoundingClientRect();
   const m = mark.getBoundingClientRect();
-  return m.height > b.height || (m.top >= b.top - 1 && m.bottom <= b.bottom + 1);
+  const starts = m.top >= b.top - 1 && m.top < b.bottom;
+  return m.height > b.height ? starts : starts && m.bottom <= b.bottom + 1;
 }"""
 
 # The box is scrolled by whole lines, its top line not cut through its letters.
