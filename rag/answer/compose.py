@@ -282,7 +282,7 @@ def choose(
     cosines, shared, ranks = _ranked(question, relevance, ev, pairs)
     topic = topic_terms(relevance, method)
     own = asked_of_it or names_method(question, method)
-    best: tuple[tuple[bool, bool, bool, bool, float], Choice] | None = None
+    best: tuple[tuple[bool, bool, bool, bool, bool, bool, float], Choice] | None = None
     wanted_role = [True] * len(pairs)
     if any_sentence:  # it asks for nothing but a kind of sentence: that role's come first
         ranks = wanted_role_first(question, pairs, ranks)
