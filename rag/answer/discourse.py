@@ -101,7 +101,10 @@ _UNINFLECTED = frozenset(
 )
 _NOT_VERBS = {"the", "a", "an", "that", "this", "it", "to", "and", "also"}
 # The paper itself, whom `standalone` names: "this paper", "in this work".
-_SPEAKER = r"(?:paper|work|study|article|letter|thesis|review|survey|manuscript)\b"
+_SPEAKER = (
+    r"(?:(?:position\s+)?paper|work|study|article|letter|thesis|review|survey|manuscript|research|"
+    r"note|report|chapter)\b"
+)
 # A subject that stands for something said before: "These approaches ...", "This leads to ...",
 # "Such methods ...", "They ...".
 _POINTS_BACK = re.compile(rf"^(?:this|these|those|such|they|their|its)\b(?!\s+{_SPEAKER})", re.I)
@@ -110,7 +113,7 @@ _POINTS_BACK = re.compile(rf"^(?:this|these|those|such|they|their|its)\b(?!\s+{_
 # alone under the CPO paper's name, "this assumption" named nowhere); not "such as". Later in
 # a sentence one mostly names what the sentence itself said ("... improves accuracy ..., and
 # these gains persist"; "even though fair ERM fails ..., this approach can be corrected").
-_REFERS_BACK = re.compile(rf"\b(?:this|these|those|such)\s+(?!{_SPEAKER}|as\b)[a-z]", re.I)
+_REFERS_BACK = re.compile(rf"\b(?:this|these|those|such)\s+(?!{_SPEAKER}|as\b|that\b)[a-z]", re.I)
 REFERS_BACK_WITHIN = 10  # words
 
 
@@ -134,7 +137,7 @@ def points_back(text: str) -> bool:
     demonstrative ("we prove this equivalence ..."), which it needs to be read right."""
     first = split_sentences(strip_openers(text)[0].strip())  # a line may go on from its referent
     kept = first[0] if first else ""
-    early = " ".join(kept.split()[:REFERS_BACK_WITHIN])
+    early = " ".join(kept.split()[: REFERS_BACK_WITHIN + 1])  # the tenth and the word it names
     return bool(_POINTS_BACK.match(kept) or _REFERS_BACK.search(early))
 
 

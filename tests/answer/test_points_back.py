@@ -47,6 +47,9 @@ def test_a_subject_that_refers_back_is_recognised(text: str) -> None:
         "This paper studies fairness on graphs.",
         "In this work, we study fairness on graphs.",
         "We compare regularisers such as dropout and weight decay.",
+        "We choose the weights such that the loss is convex.",
+        "This position paper argues for open benchmarks.",
+        "In this research, we study fairness on graphs.",
         # late in the sentence, a demonstrative names what the sentence itself said
         "Experiments on reasoning benchmarks demonstrate that PoLar consistently improves "
         "accuracy over standard inference, and that these gains persist out of distribution.",
