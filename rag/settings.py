@@ -107,6 +107,16 @@ class Settings(BaseSettings):
         "bench/answers/abstention.py).",
     )
 
+    nearest_floor: float = Field(
+        0.25,
+        ge=0.0,
+        le=1.0,
+        description="When `ask` finds no paper on a question, it lists the nearest papers only if "
+        "one's best passage reaches this cosine (the bundled embedding's): the papers nearest to "
+        "'speculative decoding' are worth a look, those nearest to 'what time is it?' are not "
+        "(rag/answer/nearest.py; chosen on held-out near misses and everyday messages by "
+        "bench/answers/nearest_floor.py).",
+    )
     paper_probability: float = Field(
         0.47,
         ge=0.0,

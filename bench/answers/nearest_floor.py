@@ -7,7 +7,7 @@ An abstention lists the nearest papers, none close enough to answer: useful afte
 and worse than noise after it, since "what did the first one find?" then counted in that list
 (a new user's trial, stop 64). The decision reads the best passage's cosine among the retrieved
 papers (`Hit.relevance`, as the abstention's `dense` signal does): the papers are listed when it
-reaches `rag.answer.nearest.NEAREST_FLOOR`. Labelled messages that no paper addresses, each
+reaches `Settings.nearest_floor`. Labelled messages that no paper addresses, each
 set with its own held-out third: near misses, whose topic no abstract has though a generic word
 of it is (`near_miss_queries.jsonl`, kind `near_miss`: list), and everyday messages
 (`offtopic_messages.jsonl`; `everyday_common_words.jsonl`, whose words the abstracts use: no
@@ -32,7 +32,6 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.answers.paper_choice import read  # noqa: E402
-from rag.answer.nearest import NEAREST_FLOOR  # noqa: E402
 from rag.index.paper_index import Index  # noqa: E402
 from rag.index.retrieve import search  # noqa: E402
 from rag.index.spelling import corrected  # noqa: E402
@@ -90,6 +89,7 @@ def main() -> None:
     parser.add_argument("--index", type=Path, required=True, help="a seed index (a copy)")
     args = parser.parse_args()
     index = Index(Settings(index_dir=args.index))
+    shipped = index.settings.nearest_floor
     rows = labelled()
     for r in rows:
         r["cosine"] = round(nearest_cosine(index, r["q"]), 4)
@@ -98,21 +98,19 @@ def main() -> None:
     chosen = max(GRID, key=lambda f: (scores(fit, f)["balanced"], -f))
     table = []
     for name, part in (("fit", fit), ("held out", held)):
-        for floor in sorted({chosen, NEAREST_FLOOR}):
+        for floor in sorted({chosen, shipped}):
             table.append({"part": name, "floor": floor, **scores(part, floor)})
     judged = [r for r in rows if r["split"] == "judged"]
     data = {
         "command": "python bench/answers/nearest_floor.py --index COPY",
         "chosen": chosen,
-        "shipped": NEAREST_FLOOR,
+        "shipped": shipped,
         "table": table,
-        "offtopic_questions not listed (shipped)": _share(
-            [r["cosine"] < NEAREST_FLOOR for r in judged]
-        ),
+        "offtopic_questions not listed (shipped)": _share([r["cosine"] < shipped for r in judged]),
         "held-out mistakes (shipped)": [
             {k: r[k] for k in ("q", "set", "list", "cosine")}
             for r in held
-            if (r["cosine"] >= NEAREST_FLOOR) != r["list"]
+            if (r["cosine"] >= shipped) != r["list"]
         ],
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -123,8 +121,7 @@ def main() -> None:
         "# How near a paper must come to be listed as the nearest "
         "(`bench/answers/nearest_floor.py`)",
         "",
-        f"Command: `{data['command']}`. Chosen on the fitting part: {chosen}; shipped: "
-        f"{NEAREST_FLOOR}.",
+        f"Command: `{data['command']}`. Chosen on the fitting part: {chosen}; shipped: {shipped}.",
         "",
         "| part | floor | near misses listed | everyday messages not listed | balanced |",
         "|---|---|---|---|---|",

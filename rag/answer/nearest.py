@@ -5,7 +5,7 @@ that a reader can rephrase or look for themselves; an everyday message ("what's 
 like today?", "what time is it?") comes near no paper, and listing five anyway is noise, and
 worse: "what did the first one find?" then counted in that list, not in the answer before it (a
 new user's trial, stop 64). The papers are listed when the best passage's cosine among them
-reaches `NEAREST_FLOOR`, chosen on labelled near misses and everyday messages by
+reaches `Settings.nearest_floor`, chosen on labelled near misses and everyday messages by
 `bench/answers/nearest_floor.py` (held-out table: bench/results/nearest_floor.md).
 """
 
@@ -18,14 +18,12 @@ from rag.records import Hit
 # The papers listed, most probable first: ten cards of papers none of which answers made a
 # phone's page 3,500 px tall (a new user's trial, stop 58).
 NEAREST_SHOWN = 5
-# The least best-passage cosine at which the nearest papers are listed
-# (bench/answers/nearest_floor.py).
-NEAREST_FLOOR = 0.25
 
 
-def near_enough(hits: Sequence[Hit]) -> bool:
-    """Whether any of `hits` comes near enough to its question to be listed as the nearest."""
-    return max((h.relevance for h in hits), default=0.0) >= NEAREST_FLOOR
+def near_enough(hits: Sequence[Hit], floor: float) -> bool:
+    """Whether any of `hits` comes near enough to its question to be listed as the nearest: its
+    best passage's cosine reaches `floor` (`Settings.nearest_floor`)."""
+    return max((h.relevance for h in hits), default=0.0) >= floor
 
 
 def nearest_listed(hits: Sequence[Hit], chance: Mapping[str, float], bar: float) -> tuple[Hit, ...]:

@@ -515,7 +515,7 @@ def answer_stream(
             else prompts.ABSTAIN
         )
         unused = words_no_paper_holds(index, query) if said is prompts.ABSTAIN else []
-        if said is prompts.ABSTAIN and not near_enough(hits):
+        if said is prompts.ABSTAIN and not near_enough(hits, settings.nearest_floor):
             # "best hiking trails in the Alps" by BM25 within one author's papers, "what's the
             # weather like today?": none listed (rag/answer/nearest.py)
             said, hits = f"{prompts.NO_PAPER_ON_IT} {prompts.NONE_NEAR}", []

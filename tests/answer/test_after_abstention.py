@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from rag import api, prompts
-from rag.answer import nearest
 from rag.answer.history import Turn
 from rag.answer.rendering import Answer
 from rag.answer.rewrite import rule_rewrite
@@ -70,9 +69,9 @@ def test_a_message_pointing_at_no_listed_paper_is_read_as_before(follow_up: str)
 
 
 def test_the_page_hands_an_abstention_over_with_the_papers_it_listed(
-    seed_index: Index, settings: Settings, monkeypatch: pytest.MonkeyPatch
+    seed_index: Index, settings: Settings
 ) -> None:
-    monkeypatch.setattr(nearest, "NEAREST_FLOOR", 0.0)  # the fake vectors come near nothing
+    settings = settings.model_copy(update={"nearest_floor": 0.0})  # fake vectors come near nothing
     # The page's messages hold no nearest paper (they are cards): its kept answers do.
     answer = api.ask("sourdough bread recipe with rye flour", index=seed_index, settings=settings)
     assert answer.abstained and answer.nearest

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rag import prompts
-from rag.answer import nearest, pipeline
+from rag.answer import pipeline
 from rag.answer.discourse import standalone, third_person
 from rag.answer.evidence import Evidence
 from rag.answer.nearest import NEAREST_SHOWN
@@ -171,10 +171,9 @@ def test_backend_error_gives_notice_and_extractive_answer(
     assert result.citations and "[1]" in result.answer
 
 
-def test_off_topic_question_abstains(
-    seeded: Index, fake_settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(nearest, "NEAREST_FLOOR", 0.0)  # the fake vectors come near nothing
+def test_off_topic_question_abstains(seeded: Index, fake_settings: Settings) -> None:
+    # The fake vectors come near nothing: every abstention's nearest papers are listed.
+    fake_settings = fake_settings.model_copy(update={"nearest_floor": 0.0})
     llm = FakeLLM()  # nothing enqueued: the model must not even be called
     result = run(seeded, fake_settings, llm, "sourdough bread recipe with rye flour")
     assert result.abstained

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from rag import api, prompts
-from rag.answer import nearest
 from rag.answer.rendering import Answer
 from rag.cite.claims import MIN_SCORE, NEAR_MISS
 from rag.errors import BackendError, ConfigError
@@ -221,9 +220,9 @@ def test_the_panel_keeps_the_last_answers_cards_and_older_numbers_turn_plain(
 
 
 def test_off_topic_question_abstains_and_shows_the_nearest_papers(
-    seed_index: Index, settings: Settings, monkeypatch: pytest.MonkeyPatch
+    seed_index: Index, settings: Settings
 ) -> None:
-    monkeypatch.setattr(nearest, "NEAREST_FLOOR", 0.0)  # the fake vectors come near nothing
+    settings = settings.model_copy(update={"nearest_floor": 0.0})  # fake vectors come near nothing
     history, cards = ask(seed_index, settings, OFF_TOPIC)[-1]
 
     assert "no paper on this question" in history[-1]["content"]

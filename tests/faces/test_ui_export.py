@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pytest
-
 from rag import api
-from rag.answer import nearest
 from rag.ui import tabs as ui_tabs
 from tests.faces.test_ui import OFF_TOPIC
 
@@ -17,9 +14,9 @@ if TYPE_CHECKING:
 
 
 def test_exported_abstention_lists_the_nearest_papers_it_announces(
-    seed_index: Index, settings: Settings, monkeypatch: pytest.MonkeyPatch
+    seed_index: Index, settings: Settings
 ) -> None:
-    monkeypatch.setattr(nearest, "NEAREST_FLOOR", 0.0)  # the fake vectors come near nothing
+    settings = settings.model_copy(update={"nearest_floor": 0.0})  # fake vectors come near nothing
     answer = api.ask(OFF_TOPIC, index=seed_index, settings=settings, backend="extractive")
     assert answer.abstained and answer.nearest
     assert "listed below" in answer.answer
