@@ -7,7 +7,8 @@ for one that asks about the collection or nothing, `unanswered` for one on paper
 listed), `people` and `named_papers` (a question naming authors, or two papers or more, is asked of
 their papers), `overview` (the answer to a question that names no topic), `abstention` (does the
 collection hold the question's terms? acronyms as `rag.text` reads them; `topic_words` tells which
-absent words name no topic), `paper_choice` (which retrieved papers address it), `evidence` (the
+absent words name no topic; `nearest`, which papers an abstention lists), `paper_choice` (which
+retrieved papers address it), `evidence` (the
 best sentences per paper), `relevance` (is a sentence about the question?), `compose` (the answer's
 layout; `discourse` makes a quoted sentence stand alone), `citations` (each sentence retrieved and
 supported), and `pipeline`, which runs them (`answer_stream`; `resolution` reads a follow-up against

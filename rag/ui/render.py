@@ -207,10 +207,8 @@ def render_turn(answer: Answer, *, turn: int = 0) -> str:
     elif note := _opening_note(answer):  # "None of the papers listed earlier ...": apart
         # "... so what follows is only the nearest": marked as a note is, not plain text that
         # reads like the answer (a new user at both widths missed it).
-        hedge = prompts.NEAREST_HEDGE in note
-        parts.append(
-            f"{_label('note', 'Only the nearest')} " * hedge + render_answer(note, turn=turn)
-        )
+        label = f"{_label('note', 'Only the nearest')} " if prompts.NEAREST_HEDGE in note else ""
+        parts.append(label + render_answer(note, turn=turn))
         parts.append(render_answer(answer.answer[len(note) :].lstrip(), turn=turn))
     else:
         parts.append(render_answer(answer.answer, turn=turn))
