@@ -466,10 +466,8 @@ def shown_form(
         while start > 0 and at - start < REFERENT_REACH and points_back(sentences[start]):
             start -= 1
         before = _one_shown(replace(choice, sentence=sentences[start]), ev, checker, labelled)
-        # The line goes on in the third person: "They characterize ...", not "We ...".
-        between = [third_person(standalone(s).text) for s in sentences[start + 1 : at]]
+        *between, text = _going_on(sentences[start + 1 : at + 1], ev, before.text)
         before = replace(before, text=" ".join([before.text, *between]))
-        text = third_person(standalone(choice.sentence).text)
         after = checked_as_cited(text, ev.n, checker)
         evidence: tuple[str, ...]
         if after is None:  # the sentence as written is its own evidence
@@ -480,6 +478,26 @@ def shown_form(
             f"{before.text} {text}", (ev.n,), support, True, False, evidence, reason="quoted"
         )
     return _one_shown(choice, ev, checker, labelled)
+
+
+def _going_on(sentences: list[str], ev: Evidence, opening: str) -> list[str]:
+    """`sentences` as a line that opened with `opening` goes on: in the third person ("They
+    characterize ...", not "We ..."), but after an opening labelled background the first in
+    the authors' voice names them, where their own claim starts ("Zhang et al. (CPO), as
+    background: DPO has emerged ... offering theoretical equivalence ... Zhang et al. (CPO)
+    prove this equivalence is conditional ..."; with "They prove", a reader took the field's
+    claim the paper refutes for the paper's, and the authors' results for background)."""
+    who, plural = speaker(ev.hit.paper)
+    named = not (who and opening.startswith(f"{who}{BACKGROUND_LABEL}"))
+    shown = []
+    for sentence in sentences:
+        form = standalone(sentence, who, plural) if not named else None
+        if form is not None and form.named:
+            shown.append(form.text)
+            named = True
+        else:
+            shown.append(third_person(standalone(sentence).text))
+    return shown
 
 
 def _one_shown(

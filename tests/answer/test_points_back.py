@@ -106,3 +106,18 @@ def test_a_model_sentence_that_points_back_alone_is_not_shown(real_seed_index: I
     for line in _lines_citing_cell(result, real_seed_index):
         if ASSUME in line.lower():
             assert PRIOR in line, result.answer
+
+
+@pytest.mark.slow
+def test_after_a_background_opening_the_authors_are_named_where_their_claim_starts(
+    real_seed_index: Index,
+) -> None:
+    # "DPO vs RLHF" quoted "characterize when this assumption is violated" with nothing before
+    # it (a new user); shown after the sentences it points back to, the line opens on the
+    # field's claim the CPO paper refutes, labelled background, and their own claim must read
+    # as theirs, not as "They prove ..." going on from it (a review).
+    result = answer(real_seed_index, "DPO vs RLHF", settings=real_seed_index.settings, backend=None)
+    line = next(s["text"] for s in result.sentences if "this assumption" in s["text"])
+    assert line.startswith("Zhang et al. (CPO), as background: "), line
+    assert "Zhang et al. (CPO) prove this equivalence" in line, line
+    assert line.index("implicit assumption") < line.index("this assumption"), line
