@@ -35,7 +35,6 @@ from rag.ingest.wanted import (
     is_availability,
     is_fragment,
     question_terms,
-    wanted_role_first,
 )
 from rag.records import Paper
 from rag.text import content_stems
@@ -283,10 +282,8 @@ def choose(
     topic = topic_terms(relevance, method)
     own = asked_of_it or names_method(question, method)
     best: tuple[tuple[bool, bool, bool, bool, bool, bool, float], Choice] | None = None
-    wanted_role = [True] * len(pairs)
-    if any_sentence:  # it asks for nothing but a kind of sentence: that role's come first
-        ranks = wanted_role_first(question, pairs, ranks)
-        wanted_role = in_wanted_role(question, pairs)
+    # It asks for nothing but a kind of sentence: that role's come first (`of_role` in the key).
+    wanted_role = in_wanted_role(question, pairs) if any_sentence else [True] * len(pairs)
     for (sentence, role), cosine, rank, of_role in zip(
         pairs, cosines, ranks, wanted_role, strict=True
     ):

@@ -479,23 +479,12 @@ WANTED_ROLES = MappingProxyType(
 )
 
 
-def wanted_role_first(
-    question: str, pairs: Sequence[tuple[str, str]], scores: np.ndarray
-) -> np.ndarray:
-    """`scores` of a paper's sentences `pairs` with those of the role `question` wants
-    (`WANTED_ROLES`) above every other, when the paper has one. Only for a question that asks
-    nothing but that ("what did they find?", "why did they do it?"): there the role is all it
-    says, while a question with words of its own is ordered by the fitted score alone."""
-    roles = WANTED_ROLES[wanted(question)]
-    mask = np.array([role in roles for _, role in pairs])
-    if not len(scores) or not mask.any():
-        return scores
-    return np.where(mask, scores + (scores.max() - scores.min() + 1.0), scores)
-
-
 def in_wanted_role(question: str, pairs: Sequence[tuple[str, str]]) -> list[bool]:
-    """For each of a paper's sentences `pairs`, whether its role is one `question` wants (all
-    when the paper has none of them)."""
+    """For each of a paper's sentences `pairs`, whether its role is one `question` wants
+    (`WANTED_ROLES`; all when the paper has none of them). Only for a question that asks nothing
+    but that ("what did they find?", "why did they do it?"): there the role is all it says, and
+    those sentences come first, while a question with words of its own is ordered by the fitted
+    score alone."""
     roles = WANTED_ROLES[wanted(question)]
     mask = [role in roles for _, role in pairs]
     return mask if any(mask) else [True] * len(pairs)
