@@ -82,6 +82,7 @@ from rag.answer.record_questions import (
 from rag.answer.references import (
     asks_for_any,
     asks_of_a_pair,
+    opens_on_a_pointer,
     opens_with_which,
     points_back_only,
     without_reference,
@@ -191,11 +192,12 @@ def answer_stream(
         timings["condense_s"] = time.perf_counter() - t0
     if (
         condensed.method == "as-is"
-        and points_back_only(query)
+        and (points_back_only(query) or opens_on_a_pointer(query))
         and not _any_papers(history, resolve)
     ):
         # "the second one" first, or after a question that could not be read: no papers to
-        # point at (it searched "the second one" and quoted ExPLAIND on Grokking, a new user).
+        # point at (it searched "the second one" and quoted ExPLAIND on Grokking, a new user;
+        # "the second one - what is its main limitation?" quoted Grokking's stages, another).
         reply = prompts.NO_EARLIER_ANSWER.format(message=question.strip())
         condensed = replace(condensed, reply=reply)
     if condensed.described is not None:

@@ -291,8 +291,16 @@ def it_beside(text: str, others: re.Match[str]) -> re.Match[str] | None:
 
 
 def _own_words(question: str) -> list[str]:
-    """Return the content words of `question` that are not requests for more."""
-    return [w for w in content_stems(question) if w not in _no_subject_stems()]
+    """Return the content words of `question` that are not requests for more, its acronyms of
+    two letters too ("top 3 papers on RL" asks about RL: it was told it pointed at an earlier
+    answer, a new user)."""
+    short = [a.lower() for a in _SHORT_ACRONYM.findall(question) if a not in _NOT_TOPICS]
+    return [w for w in content_stems(question) if w not in _no_subject_stems()] + short
+
+
+# Two capitals ("RL", "KV", "AI"), which `content_stems` leaves out with every two-letter word.
+_SHORT_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]s?\b")
+_NOT_TOPICS = frozenset({"OK", "OKs"})
 
 
 @functools.cache
@@ -312,6 +320,20 @@ def points_back_only(question: str) -> bool:
     """Return whether `question` only points at earlier papers and asks nothing of its own
     ("the second one", "and the others?", "that one")."""
     return refers_back(question) and not _own_words(without_reference(question))
+
+
+def opens_on_a_pointer(question: str) -> bool:
+    """Return whether `question` opens on a pointer alone before a dash, colon or comma, and
+    asks the rest of it: "the second one - what is its main limitation?", "paper 2: does it use
+    RL?" (what comes after is about the paper pointed at, which needs an earlier answer)."""
+    lead = _LEAD.match(question)
+    return lead is not None and points_back_only(lead.group("lead"))
+
+
+# The part of a message before its first dash, colon or comma, when the rest goes on.
+_LEAD = re.compile(
+    r"^\s*(?P<lead>[^?,:\u2013\u2014-]{1,60}?)(?:\s*[-\u2013\u2014]\s+|:\s+|,\s+)(?=\w)"
+)
 
 
 def first_reference(question: str) -> int | None:

@@ -6,7 +6,9 @@ measure it?" next was searched as "how do they measure 哪些论文… (ExPLAIND
 that found no paper on hiking trails and one citing CURE, "which of them is the most recent?"
 was asked of TreePO too, the nearest paper to the hiking question. With BM25 within one
 author's papers, an off-topic question was told the nearest papers "are listed below", and the
-sources panel said "The index has no papers to show".
+sources panel said "The index has no papers to show". Stop 65: after the same Chinese question,
+"the second one - what is its main limitation?" quoted Grokking's stages (relevance 0.09), and
+"top 3 papers on RL" as a first message was told it pointed at an earlier answer.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 
 from rag import api, prompts
 from rag.answer.history import Turn, to_turns, with_earlier
+from rag.answer.references import opens_on_a_pointer, points_back_only
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters
 from rag.records import Paper
@@ -57,6 +60,39 @@ def test_a_pair_is_not_made_with_a_paper_an_abstention_only_listed() -> None:
     assert with_earlier(turns, turns[1], [ON_TOPIC], None) == [ON_TOPIC]
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "the second one - what is its main limitation?",
+        "the first paper: does it use RL?",
+        "paper 2, what do they find about noisy labels?",
+        "the latter – is it faster?",
+    ],
+)
+def test_a_message_that_opens_on_a_pointer_needs_an_earlier_answer(message: str) -> None:
+    assert opens_on_a_pointer(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "which was the first paper to propose tree search?",
+        "graph neural networks - which papers use them?",
+        "what is the first method that uses attention, and why does it work?",
+        "first-order methods vs zeroth-order: which is cheaper?",
+    ],
+)
+def test_a_message_that_only_mentions_an_order_points_at_nothing(message: str) -> None:
+    assert not opens_on_a_pointer(message)
+
+
+@pytest.mark.parametrize(
+    "message", ["top 3 papers on RL", "the first two on KV caches", "paper 2 on AI"]
+)
+def test_a_two_letter_acronym_is_a_topic_of_its_own(message: str) -> None:
+    assert not points_back_only(message)
+
+
 # -- with the real models
 
 
@@ -71,6 +107,18 @@ def test_a_pointer_with_no_earlier_papers_says_so(
     assert not second.citations
     searched = third.standalone or "how do they measure it?"
     assert "second" not in searched and "论" not in searched, searched
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ask", [session, chat], ids=["api", "chat"])
+def test_a_question_on_a_pointer_with_no_earlier_papers_says_so(
+    real_seed_index: Index, ask: Any
+) -> None:
+    message = "the second one - what is its main limitation?"
+    _, second, top = ask(real_seed_index, [CHINESE, message, "top 3 papers on RL"])
+    assert second.answer == prompts.NO_EARLIER_ANSWER.format(message=message)
+    assert not second.citations
+    assert top.citations and not top.abstained, top.answer
 
 
 @pytest.mark.slow
