@@ -50,6 +50,17 @@ def _server_message(response: httpx.Response) -> str:
     return " ".join(text.split())[:_MAX_SERVER_MESSAGE]
 
 
+def is_configured(settings: Settings) -> bool:
+    """Whether the endpoint can be called as configured: a key is set, or the base URL is not
+    OpenAI's (a local server needs none). The chat page offers `openai` only then."""
+    return bool(settings.openai_api_key) or not _is_openai(settings.openai_base_url)
+
+
+def _is_openai(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    return host == OPENAI_HOST or host.endswith("." + OPENAI_HOST)
+
+
 class OpenAIBackend:
     """Answer with a model behind an OpenAI-compatible chat-completions endpoint."""
 
@@ -121,8 +132,7 @@ class OpenAIBackend:
     # -- checks and errors
 
     def _check_key(self) -> None:
-        host = urlsplit(self.url).hostname or ""
-        if not self._key and (host == OPENAI_HOST or host.endswith("." + OPENAI_HOST)):
+        if not self._key and _is_openai(self.url):
             raise BackendError(
                 f"No API key for {self._where()}: set OPENAI_API_KEY or RAG_OPENAI_API_KEY, "
                 "or point RAG_OPENAI_BASE_URL at a local server."

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import gradio as gr
 
 from rag import api
+from rag.backends.openai_compat import is_configured
 from rag.settings import Settings
 from rag.ui import tabs
 from rag.ui.render import render_panel
@@ -55,6 +56,16 @@ def example_text(evt: gr.SelectData) -> str:
     return str(evt.value["text"])
 
 
+def backend_choices(settings: Settings) -> list[str]:
+    """The backends the page offers: `openai` only when it is configured (a key, or a local
+    server's URL), since a reader of the page cannot set environment variables (it offered
+    `openai` and answered "No API key for https://api.openai.com/v1/...", a new user), and
+    whichever the settings choose."""
+    return [
+        b for b in BACKENDS if b != "openai" or is_configured(settings) or settings.backend == b
+    ]
+
+
 @dataclass(frozen=True)
 class SidebarParts:
     panel: gr.Sidebar
@@ -74,10 +85,11 @@ def sidebar(settings: Settings, index: Index) -> SidebarParts:
         author = gr.Textbox("", label="Author", placeholder="e.g. Wei Ju")
         top_k = gr.Slider(1, 10, value=min(settings.top_k, 10), step=1, label="Papers to use")
         retriever = gr.Radio(RETRIEVERS, value=settings.retriever, label="Retriever")
-        backend = gr.Radio(BACKENDS, value=settings.backend, label="Answer backend")
+        choices = backend_choices(settings)
+        backend = gr.Radio(choices, value=settings.backend, label="Answer backend")
         gr.Markdown(
-            "*extractive* quotes the best sentences; *local* runs the bundled model; "
-            "*openai* calls the configured endpoint.",
+            "*extractive* quotes the best sentences; *local* runs the bundled model"
+            + ("; *openai* calls the configured endpoint." if "openai" in choices else "."),
             elem_classes="hint",
         )
     return SidebarParts(panel, area, author, top_k, retriever, backend)
