@@ -188,9 +188,11 @@ footer button.settings::after {
   }
   #chat .user-row { margin-right: 24px !important; }
   /* A finger needs about 44 px: the exports (26 px high), the question's Ask (30), the tabs
-     (32), a card's BibTeX toggle (19) and its Copy (21) were hard to hit on a phone. */
+     (32), a card's BibTeX toggle (19) and its Copy (21) were hard to hit on a phone; so were
+     the draft tab's Download .bib (26) and Suggest citations (40). */
   #export-md, #export-bib, #question .submit-button, [role="tablist"] > button[role="tab"],
-  .source-card summary, .source-card .copy-bib { min-height: 44px !important; }
+  .source-card summary, .source-card .copy-bib, #cite-btn, #draft-bib,
+  #remove-btn { min-height: 44px !important; }
   #question .submit-button { min-width: 44px !important; }
   .source-card summary { padding-block: 12px; }  /* centred, its disclosure triangle kept */
   /* What must keep its size gets an invisible 48 px square instead (44 with room to spare):

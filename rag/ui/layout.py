@@ -213,6 +213,6 @@ def library_tab() -> LibraryTab:
         ingested = gr.HTML(elem_id="ingested")
         with gr.Row():
             remove_key = gr.Textbox(label="Remove a paper: citation key", scale=3)
-            remove = gr.Button("Remove", variant="stop", scale=1)
+            remove = gr.Button("Remove", variant="stop", scale=1, elem_id="remove-btn")
         removed = gr.HTML(elem_id="removed")
     return LibraryTab(tab, stats, query, table, files, ingested, remove_key, remove, removed)

@@ -237,6 +237,16 @@ def test_phone_controls_are_big_enough_for_a_finger(browser: Browser, served: Se
             assert box is not None and box["height"] >= FINGER_PX, (selector, box)
     ask_box = page.locator("#question .submit-button").bounding_box()
     assert ask_box is not None and ask_box["width"] >= FINGER_PX, ask_box
+    # The other tabs' buttons too: the draft's Download .bib was 26 px high, its Suggest
+    # citations 40 (a new user, stop 65).
+    for tab, selectors in (
+        ("Cite my draft", ("#cite-btn", "#draft-bib")),
+        ("Library", ("#remove-btn",)),
+    ):
+        page.get_by_role("tab", name=tab).click()
+        for selector in selectors:
+            box = page.locator(selector).bounding_box()
+            assert box is not None and box["height"] >= FINGER_PX, (selector, box)
     page.close()
 
 
