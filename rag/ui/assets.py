@@ -283,7 +283,7 @@ JS = """
   // of it when it fits (a quarter of the box above it cut a long finding off mid-way), on a
   // whole line: scrolled by part of one, its top line showed the lower half of its letters.
   const toMark = (box) => {
-    const mark = box.querySelector("mark");
+    const mark = box.querySelector("mark.first") || box.querySelector("mark");
     if (mark && box.scrollHeight > box.clientHeight) {
       const height = mark.getBoundingClientRect().height;
       const room = box.clientHeight - height;

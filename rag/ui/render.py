@@ -243,21 +243,28 @@ def _role_tag(paper: Paper, evidence: str) -> str:
 
 def _highlight(paper: Paper, evidence: Sequence[str]) -> str:
     """Return the escaped abstract with each `evidence` sentence wrapped in <mark>, its role
-    (finding, aim, method, background) tagged before it."""
+    (finding, aim, method, background) tagged before it. The first of `evidence` (the answer's
+    first sentence from this paper) is `<mark class="first">`, which the page scrolls the card
+    to: a phone's card showed the method sentence, higher in the abstract, where the answer
+    quoted the finding first (a new user). A card with one mark needs no class."""
     abstract = paper.abstract
     marks: list[tuple[int, int, str]] = []  # where each sentence stands, and its tag
     apart: list[str] = []  # those not verbatim in the abstract
-    for sentence in evidence:
+    first = None  # where the first of `evidence` starts in the abstract, when it is in it
+    for i, sentence in enumerate(evidence):
         words = sentence.split()
         found = re.search(r"\s+".join(map(re.escape, words)), abstract) if words else None
         if found is None:
             apart += [sentence] if words else []
         elif not any(found.start() < end and start < found.end() for start, end, _ in marks):
             marks.append((found.start(), found.end(), _role_tag(paper, sentence)))
+            first = found.start() if i == 0 else first
+    first = first if len(marks) > 1 else None  # a lone mark is the one the page finds
     parts, pos = [], 0
     for start, end, tag in sorted(marks):
         parts.append(html.escape(abstract[pos:start]))
-        parts.append(f"{tag}<mark>{html.escape(abstract[start:end])}</mark>")
+        opening = '<mark class="first">' if start == first else "<mark>"
+        parts.append(f"{tag}{opening}{html.escape(abstract[start:end])}</mark>")
         pos = end
     parts.append(html.escape(abstract[pos:]))
     # A sentence that is not verbatim in the abstract is shown above it, still marked.

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from rag import api
+from rag.answer.rendering import quoted_sentences
 from tests.faces.test_browser import ANSWER_TIMEOUT_MS, LLM_QUESTION, PHONE, QUESTION
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ def first_paper(served: Served, question: str) -> str:
 # An abstract box's quoted sentence lies within the box; taller than the box, it starts in it.
 # (Before, a quarter of the box went above it, and a long finding was cut off mid-way.)
 WHOLE_MARK_SHOWN = """box => {
-  const mark = box.querySelector("mark"), b = box.getBoundingClientRect();
+  const mark = box.querySelector("mark.first") || box.querySelector("mark");
+  const b = box.getBoundingClientRect();
   const m = mark.getBoundingClientRect();
   const starts = m.top >= b.top - 1 && m.top < b.bottom;
   return m.height > b.height ? starts : starts && m.bottom <= b.bottom + 1;
@@ -86,7 +88,10 @@ def test_an_earlier_answers_number_shows_that_answers_card(
         expect(card).to_have_class(re.compile(r"\bflash\b"))
         # Its head on the screen, and on a phone the abstract opened at the quoted sentence.
         expect(card.locator(".card-head")).to_be_in_viewport(ratio=1)
-        expect(card.locator("mark").first).to_be_in_viewport(ratio=0.5)
+        # (the sentence the answer quoted first, when it quoted two: `mark.first`)
+        first = card.locator("mark.first")
+        shown = first if first.count() else card.locator("mark").first
+        expect(shown).to_be_in_viewport(ratio=0.5)
         if phone:  # the whole quoted sentence inside its abstract's box, where it fits
             assert card.locator(".card-abstract").evaluate(WHOLE_MARK_SHOWN)
 
@@ -163,4 +168,46 @@ def test_a_card_marks_every_sentence_the_answer_quoted_from_its_paper(
         expect_opened = "() => !!document.querySelector('#t0-source-1 .card-abstract[data-opened]')"
         page.wait_for_function(expect_opened)
         assert card.locator(".card-abstract").evaluate(WHOLE_MARK_SHOWN)
+    page.close()
+
+
+# The mark holding `text` (the sentence the answer quoted first from this card's paper) lies
+# within the box, or starts in it when taller.
+MARK_SHOWN = """(box, text) => {
+  const flat = (s) => s.replace(/\\s+/g, " ").trim();
+  const mark = [...box.querySelectorAll("mark")].find((m) => flat(m.textContent) === flat(text));
+  if (!mark) return "no mark";
+  const b = box.getBoundingClientRect(), m = mark.getBoundingClientRect();
+  const starts = m.top >= b.top - 1 && m.top < b.bottom;
+  return m.height > b.height ? starts : starts && m.bottom <= b.bottom + 1;
+}"""
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how well does ConPress compress reasoning?",
+        "Which papers study the fairness of machine learning models?",
+    ],
+)
+def test_a_phone_card_opens_at_the_sentence_the_answer_quoted_first(
+    browser: Browser, served: Served, question: str
+) -> None:
+    # "Which papers work on graph neural networks?" quoted Zhao et al.'s finding, then their
+    # method, which comes first in the abstract: the phone's card opened at the method, the
+    # finding out of view (a new user, stop 65). Here the first quoted sentence also comes
+    # after the other in its abstract.
+    answer = api.ask(question, index=served.index, settings=served.index.settings)
+    twice = [c for c in answer.citations if len(quoted_sentences(answer, c)) > 1]
+    assert twice, answer.answer  # a paper with two quoted sentences, or the test says nothing
+    page = browser.new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    page.goto(served.url, wait_until="domcontentloaded")
+    ask(page, question, 0)
+    for citation in twice:
+        box = page.locator(f"#t0-source-{citation.n} .card-abstract")
+        page.wait_for_function(
+            f"() => document.querySelector('#t0-source-{citation.n} .card-abstract[data-opened]')"
+        )
+        assert box.evaluate("box => box.scrollHeight > box.clientHeight")
+        assert box.evaluate(MARK_SHOWN, citation.evidence) is True
     page.close()

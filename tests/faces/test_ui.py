@@ -305,6 +305,22 @@ def test_card_tags_the_highlighted_sentence_with_its_role() -> None:
     assert re.search(r'class="role-tag"[^>]*>aim</span><mark>To determine', aim)
 
 
+def test_card_marks_the_sentence_the_answer_quoted_first() -> None:
+    # The answer quoted the finding, then the method above it in the abstract: a phone's card,
+    # which shows a few lines, opened at the method (a new user, stop 65).
+    abstract = "We propose NapNet, a scheduler. We followed 80 nurses. Naps cut errors by a third."
+    paper = Paper.create(authors=["Ann Lee"], abstract=abstract, citation_key="lee2024")
+    card = ui.render_card(
+        Hit(paper, 1, 0.5, "", 0.8),
+        n=1,
+        evidence=["Naps cut errors by a third.", "We propose NapNet, a scheduler."],
+    )
+
+    assert re.search(r'<mark class="first">Naps cut errors', card)
+    assert re.search(r"<mark>We propose NapNet", card)
+    assert card.count('class="first"') == 1
+
+
 def test_answer_markers_become_links_and_text_is_escaped() -> None:
     rendered = ui.render_answer("Graphs <b>matter</b> [1]. Labels *are* noisy [2][3].", turn=3)
 

@@ -47,9 +47,12 @@ def test_a_card_marks_each_sentence_the_answer_quoted_also_in_other_words() -> N
     answer = Answer("fairness?", text, (citation,), (quoted(first), quoted(second)), False, (),
                     "extractive")  # fmt: skip
 
-    marks = re.findall(r"<mark>(.*?)</mark>", ui_render.render_cards(answer))
+    cards = ui_render.render_cards(answer)
+    marks = re.findall(r"<mark(?: class=\"first\")?>(.*?)</mark>", cards)
 
     assert marks == [SHOWN, FOUND]  # in the abstract's order; the sentence between is not
+    # the one the answer quoted first is where the card opens (`mark.first`)
+    assert re.findall(r"<mark class=\"first\">(.*?)</mark>", cards) == [FOUND]
 
 
 def test_a_card_does_not_mark_what_another_paper_was_cited_for() -> None:
