@@ -121,7 +121,11 @@ _ASKING_NOT = re.compile(
     r"^\s*(?:(?:have|has)\s+no|lacks?|lacking)\s+|"
     r"^\s*(?:(?:do|does|did|is|are|was|were|has|have|had|can|will|would|could|should|need|"
     r"must)\s+)?"
-    r"(?:not(?!\s+only\b)|never|no\s+longer)\s+|^\s*cannot\s+|^\s*(?:(?:use|need|rely\s+on|require)\s+)?(?:no|without)\s+",
+    r"(?:not(?!\s+only\b)|never|no\s+longer)\s+|^\s*cannot\s+|"
+    # "need no training", "needs no training", "works without labels": a verb in any person
+    # ("which of them needs ...?" was read as a choice on "training"), not a copula ("is no
+    # better than ...")
+    r"^\s*(?:(?!(?:is|are|was|were|be)\b)[a-z]+\s+|rel(?:y|ies)\s+on\s+)?(?:no|without)\s+",
     re.IGNORECASE,
 )
 

@@ -70,6 +70,12 @@ def test_a_word_said_elsewhere_too_is_not_negated_only() -> None:
         ("wouldn't use RL?", "use RL"),
         ("have no code?", "code"),
         ("lack labels?", "labels"),
+        # a verb in the third person: "which of them needs no training?" offered a graph
+        # prompting paper as the collection's best on "training" (a new user, stop 65)
+        ("needs no training?", "training"),
+        ("works without labels?", "labels"),
+        ("relies on no teacher?", "teacher"),
+        ("is no better than PPO?", None),
     ],
 )
 def test_a_choice_asking_for_those_that_do_not(words: str, opposite: str | None) -> None:

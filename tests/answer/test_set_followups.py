@@ -223,6 +223,22 @@ def test_which_of_them_do_not_is_the_rest_of_the_list(
 
 
 @pytest.mark.slow
+def test_which_of_them_needs_no_x_is_asked_of_the_list(real_seed_index: Index) -> None:
+    # "needs", not "need": read as a choice on "training", it offered Zhao et al.'s graph
+    # prompting as the collection's best paper on it (a new user, stop 65)
+    first, then = session(
+        real_seed_index,
+        [
+            "which papers try to make LLM reasoning cheaper, e.g. shorter chains of thought?",
+            "which of them needs no training?",
+        ],
+    )
+    assert len(first.citations) > 1, first.answer
+    assert set(first_authors(then)) <= set(first_authors(first)), then.answer
+    assert not then.answer.startswith(prompts.NONE_IN_SET.split(";")[0]), then.answer
+
+
+@pytest.mark.slow
 def test_which_of_them_do_not_says_so_when_each_of_them_does(real_seed_index: Index) -> None:
     first, then = session(
         real_seed_index,
