@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from rag.answer.abstention import words_no_paper_holds
 from rag.answer.rewrite import Condensed
 from rag.index.catalog import per_catalog
 from rag.index.paper_index import Index
@@ -137,9 +138,11 @@ def named_papers(
 
 
 def asked_of_named(index: Index, question: str, filters: Filters | None = None) -> Condensed | None:
-    """`question` asked of the two or more papers it names, each of which gets its line."""
-    named = named_papers(index, question, filters)
-    if named is None:
-        return None
-    papers, rest = named
-    return Condensed(question, question, "papers", papers, asked=rest or None)
+    """`question` asked of the two or more papers it names, each of which gets its line; or of
+    the one it names when the rest of it holds a topic word no paper holds: "does ASMC support
+    API fees?" was told the collection had no paper on it and none came near, ASMC among them
+    (a new user, stop 65); asked of ASMC, its answer says what the abstract does not address."""
+    papers, rest = named_and_rest(index, question, filters)
+    if len(papers) >= 2 or (len(papers) == 1 and words_no_paper_holds(index, rest)):
+        return Condensed(question, question, "papers", papers, asked=rest or None)
+    return None

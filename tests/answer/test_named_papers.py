@@ -236,3 +236,21 @@ def test_names_alone_ask_nothing_the_papers_do_not_address(
     answer = api.ask(question, index=real_seed_index, backend="extractive")
     assert len(answer.citations) == 2, answer.answer
     assert prompts.NOT_ADDRESSED not in answer.answer, answer.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "author"),
+    [
+        ("does ASMC support API fees?", "Ke Wang"),
+        ("does TreePO work on protein folding?", "Yizhi Li"),
+    ],
+)
+def test_one_name_asked_what_no_paper_holds_is_asked_of_that_paper(
+    real_seed_index: Index, question: str, author: str
+) -> None:
+    # "does ASMC support API fees?" was told the collection had no paper on it and that none
+    # came near (a new user, stop 65): the paper it names says what it does not address.
+    answer = api.ask(question, index=real_seed_index, backend="extractive")
+    assert not answer.abstained and first_authors(answer) == [author], answer.answer
+    assert "does not seem to address" in answer.answer.split("\n")[0], answer.answer
