@@ -20,17 +20,17 @@ import numpy as np
 
 from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker, numbers
-from rag.answer.discourse import points_back, standalone, third_person
+from rag.answer.discourse import points_back
 from rag.answer.evidence import Evidence, paper_sentence_roles, paper_sentences
 from rag.answer.limitations import LIMITATIONS, names_method, states_limitation
 from rag.answer.relevance import RelevanceCheck, about_score, term_share
+from rag.answer.shown_form import checked_as_cited, one_shown, shown_form
 from rag.ingest.naming import method_name, speaker
 from rag.ingest.wanted import (
     abstract_term_shares,
     asks_if_out,
     choice_scores,
     has_others,
-    in_own_voice,
     in_wanted_role,
     is_availability,
     is_fragment,
@@ -56,8 +56,6 @@ class Kind(StrEnum):
 
 # What a question asks an abstract to state, which it may not: the note then says so.
 _STATED = (Kind.DATASET, Kind.NUMBER, Kind.CODE, Kind.LIMITATION)
-# A sentence that points back is shown after at most this many sentences before it.
-REFERENT_REACH = 3
 _LIST = re.compile(
     r"^\s*(?:(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications)\b"
     r"|(?:are|is)\s+there\s+(?:any\s+)?(?:other\s+)?(?:papers?|works?|studies|research)\b"
@@ -233,8 +231,6 @@ TIE_RATIO = 0.15
 TIE_SHARE = 0.2
 # How a tie sentence the role model files as background is marked (`tie_shown`).
 BACKGROUND = "As background: "
-# How a line's label says that its sentence is the paper's background (`_forms`).
-BACKGROUND_LABEL = ", as background: "
 
 
 def _words(text: str) -> str:
@@ -434,126 +430,6 @@ def tie_sentence(
     return best[1] if best else None
 
 
-def checked_as_cited(text: str, n: int, checker: CitationChecker) -> CheckedSentence | None:
-    """Return the check of `text` cited as `[n]` when it passes with that source alone."""
-    checked = checker.check(f"{text} [{n}]")
-    return checked if checked.supported and checked.sources == (n,) else None
-
-
-def shown_form(
-    choice: Choice, ev: Evidence, checker: CitationChecker, labelled: bool = True
-) -> CheckedSentence:
-    """Return the chosen sentence as shown: standalone and named, if the check still passes.
-
-    Without `labelled`, the sentence does not open with the paper's label ("Li et al. (TRM):
-    ..."): it goes on with a line that did.
-
-    The rewritten forms are tried from most to least changed; the sentence as written is the
-    last resort, and is its own evidence. A sentence whose subject points back ("However, these
-    approaches assume X", `points_back`) is shown after the sentence it refers to ("Most prior
-    methods rely on Y."): alone under the paper's name it would read as the paper's own claim.
-    """
-    sentences = paper_sentences(ev.hit.paper)
-    at = sentences.index(choice.sentence) if choice.sentence in sentences else -1
-    if at > 0 and points_back(choice.sentence):
-        # Back to the sentence that names what it points to, when that one points back too
-        # ("... an implicit assumption ... When this assumption fails, ... We characterize when
-        # this assumption is violated"), at most `REFERENT_REACH` sentences.
-        start = at - 1
-        while start > 0 and at - start < REFERENT_REACH and points_back(sentences[start]):
-            start -= 1
-        before = _one_shown(replace(choice, sentence=sentences[start]), ev, checker, labelled)
-        *between, text = _going_on(sentences[start + 1 : at + 1], ev, before.text)
-        before = replace(before, text=" ".join([before.text, *between]))
-        after = checked_as_cited(text, ev.n, checker)
-        evidence: tuple[str, ...]
-        if after is None:  # the sentence as written is its own evidence
-            support, evidence = before.support, (choice.sentence,)
-        else:
-            support, evidence = min(before.support, after.support), after.evidence
-        return CheckedSentence(
-            f"{before.text} {text}", (ev.n,), support, True, False, evidence, reason="quoted"
-        )
-    return _one_shown(choice, ev, checker, labelled)
-
-
-def _going_on(sentences: list[str], ev: Evidence, opening: str) -> list[str]:
-    """`sentences` as a line that opened with `opening` goes on: in the third person ("They
-    characterize ...", not "We ..."), but after an opening labelled background the first in
-    the authors' voice names them, where their own claim starts ("Zhang et al. (CPO), as
-    background: DPO has emerged ... offering theoretical equivalence ... Zhang et al. (CPO)
-    prove this equivalence is conditional ..."; with "They prove", a reader took the field's
-    claim the paper refutes for the paper's, and the authors' results for background)."""
-    who, plural = speaker(ev.hit.paper)
-    named = not (who and opening.startswith(f"{who}{BACKGROUND_LABEL}"))
-    shown = []
-    for sentence in sentences:
-        form = standalone(sentence, who, plural) if not named else None
-        if form is not None and form.named:
-            shown.append(form.text)
-            named = True
-        else:
-            shown.append(third_person(standalone(sentence).text))
-    return shown
-
-
-def _one_shown(
-    choice: Choice,
-    ev: Evidence,
-    checker: CitationChecker,
-    labelled: bool = True,
-    pointing: bool = False,
-) -> CheckedSentence:
-    """`shown_form` of one sentence (`pointing`: as written, its referent shown just before)."""
-    forms = [choice.sentence] if pointing else _forms(choice, ev, labelled)
-    for text in forms:
-        # The paper's label ("Zhao et al. (Discrete Prompting for Graphs): ...") names whose
-        # sentence it is, and claims nothing: the check is of what follows it. Checked whole,
-        # a long label pulls a short sentence's vector off its source (support 0.61 for
-        # "Extensive experiments ... validated our method"), and the line lost its label.
-        label = _label_of(text, ev)
-        checked = checked_as_cited(text[len(label) :], ev.n, checker)
-        if checked is not None:
-            return replace(checked, text=text) if label else checked
-    return CheckedSentence(
-        choice.sentence, (ev.n,), 1.0, True, False, (choice.sentence,), reason="quoted"
-    )
-
-
-def _label_of(text: str, ev: Evidence) -> str:
-    """The paper's label that opens `text` ("Li et al. (TRM): ", "Seo et al., as background:
-    "), or ""."""
-    who, _ = speaker(ev.hit.paper)
-    labels = (f"{who}{BACKGROUND_LABEL}", f"{who}: ") if who else ()
-    return next((label for label in labels if text.startswith(label)), "")
-
-
-def _aside(sentence: str, ev: Evidence) -> bool:
-    """Whether `sentence` is the field's state its paper sets out from, not the paper's own
-    claim: background in the role model, and not in the authors' voice."""
-    role = dict(paper_sentence_roles(ev.hit.paper)).get(sentence)
-    return role == "background" and not in_own_voice(sentence)
-
-
-def _forms(choice: Choice, ev: Evidence, labelled: bool) -> list[str]:
-    """The forms a sentence may be shown in, most changed first (see `shown_form`)."""
-    who, plural = speaker(ev.hit.paper)
-    named = standalone(choice.sentence, who, plural)
-    forms = [named.text] if named.named else []
-    bare = standalone(choice.sentence).text
-    # Under the paper's label, or going on from a line that had it, the authors are "they":
-    # "Guan et al.: ... demonstrate that their framework achieves ...", not "our framework".
-    theirs = third_person(bare) if who else bare
-    # The field's state the paper sets out from, under its label, reads as its own claim ("Seo
-    # et al.: It has recently been established that ..."): the label says it is background.
-    label = f"{who}{BACKGROUND_LABEL}" if _aside(choice.sentence, ev) else f"{who}: "
-    for text in dict.fromkeys((theirs, bare)):
-        if who and labelled:
-            forms.append(f"{label}{text}")
-        forms.append(text)
-    return forms
-
-
 @dataclass(frozen=True)
 class Composed:
     """The extractive part of an answer: an optional plain note, then one line per paper."""
@@ -691,7 +567,7 @@ def compose(
     for c, is_tie in [*((t, True) for t in ties), *((c, False) for c in choices)]:
         if is_tie:
             joined.add(len(lines))
-        lines.append(shown_form(c, by_n[c.n], checker))
+        lines.append(shown_form(c.sentence, by_n[c.n], checker))
         if c.context is not None:
             after = tie_shown(c, by_n[c.n], checker)
             if not already_said(after.text, lines[-1].text):
@@ -732,9 +608,9 @@ def tie_shown(choice: Choice, ev: Evidence, checker: CitationChecker) -> Checked
     sentences = paper_sentences(ev.hit.paper)
     at = sentences.index(tie.sentence) if tie.sentence in sentences else -1
     if at > 0 and sentences[at - 1] == choice.sentence:
-        shown = _one_shown(tie, ev, checker, labelled=False, pointing=True)
+        shown = one_shown(tie.sentence, ev, checker, labelled=False, pointing=True)
     else:
-        shown = shown_form(tie, ev, checker, labelled=False)
+        shown = shown_form(tie.sentence, ev, checker, labelled=False)
     roles = dict(paper_sentence_roles(ev.hit.paper))
     if roles.get(tie.sentence) != "background" or shown.text.startswith(BACKGROUND):
         return shown

@@ -11,11 +11,9 @@ from typing import Any
 
 from rag import prompts
 from rag.answer.citations import CheckedSentence, CitationChecker
-from rag.answer.compose import (
-    checked_as_cited,
-)
 from rag.answer.discourse import standalone, third_person
 from rag.answer.evidence import Evidence
+from rag.answer.shown_form import checked_as_cited
 from rag.ingest.naming import author_phrase, method_name, speaker
 from rag.ingest.roles import stored_roles
 from rag.records import Hit, Paper
