@@ -4,7 +4,7 @@ In the order a question meets them: `language` (detect, translate), `condense` (
 that depends on the history, from `history` (its turns and their papers), `references` (how it
 points back) and `rewrite` (the rule); `continuation` for one with words but no pronoun, `topicless`
 for one that asks about the collection or nothing, `unanswered` for one on papers an abstention
-listed), `people` and `named_papers` (a question naming authors, or two papers or more, is asked of
+listed), `people` and `named_papers` (a question naming authors, or papers, is asked of
 their papers), `overview` (the answer to a question that names no topic), `abstention` (does the
 collection hold the question's terms? acronyms as `rag.text` reads them; `topic_words` tells which
 absent words name no topic; `nearest`, which papers an abstention lists), `paper_choice` (which

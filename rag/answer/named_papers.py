@@ -138,11 +138,33 @@ def named_papers(
 
 
 def asked_of_named(index: Index, question: str, filters: Filters | None = None) -> Condensed | None:
-    """`question` asked of the two or more papers it names, each of which gets its line; or of
-    the one it names when the rest of it holds a topic word no paper holds: "does ASMC support
-    API fees?" was told the collection had no paper on it and none came near, ASMC among them
-    (a new user, stop 65); asked of ASMC, its answer says what the abstract does not address."""
+    """`question` asked of the two or more papers it names, each of which gets its line."""
+    named = named_papers(index, question, filters)
+    if named is None:
+        return None
+    papers, rest = named
+    return Condensed(question, question, "papers", papers, asked=rest or None)
+
+
+def asked_of_one_named(
+    index: Index, question: str, filters: Filters | None = None
+) -> Condensed | None:
+    """`question` asked of the one paper it names when the rest of it holds a topic word no
+    paper holds and asks for no other papers: "does ASMC support API fees?" was told the
+    collection had no paper on it and that none came near, ASMC among them (a new user, stop
+    65); asked of ASMC, the answer says which words no paper uses and what its abstract says.
+    Not "papers like ConPress on quantum chemistry" nor "besides TreePO, which papers study
+    protein folding?": those ask the collection. A first question only: a follow-up naming a
+    paper is asked of it beside the papers it points at (`resolution.naming_another`)."""
     papers, rest = named_and_rest(index, question, filters)
-    if len(papers) >= 2 or (len(papers) == 1 and words_no_paper_holds(index, rest)):
-        return Condensed(question, question, "papers", papers, asked=rest or None)
-    return None
+    if len(papers) != 1 or _OTHER_PAPERS.search(rest) or not words_no_paper_holds(index, rest):
+        return None
+    return Condensed(question, question, "papers", papers, asked=rest or None)
+
+
+# A question that asks for other papers than the one it names.
+_OTHER_PAPERS = re.compile(
+    r"\b(?:papers?|studies|articles|methods|approaches|others?|besides|apart\s+from|"
+    r"except|other\s+than|like|similar|alternatives?)\b",
+    re.IGNORECASE,
+)

@@ -253,4 +253,41 @@ def test_one_name_asked_what_no_paper_holds_is_asked_of_that_paper(
     # came near (a new user, stop 65): the paper it names says what it does not address.
     answer = api.ask(question, index=real_seed_index, backend="extractive")
     assert not answer.abstained and first_authors(answer) == [author], answer.answer
-    assert "does not seem to address" in answer.answer.split("\n")[0], answer.answer
+    assert answer.answer.startswith("No paper's title or abstract uses"), answer.answer
+    assert "does not seem to address" in answer.answer, answer.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Besides TreePO, which papers study protein folding?",
+        "papers like ConPress on quantum chemistry",
+    ],
+)
+def test_one_name_beside_a_request_for_other_papers_asks_the_collection(
+    real_seed_index: Index, question: str
+) -> None:
+    # (the review of stop 65) these ask for papers on the other words, not of the one named:
+    # the answer says that what follows is only the nearest
+    answer = api.ask(question, index=real_seed_index, backend="extractive")
+    assert "only the nearest" in answer.answer.split("\n")[0], answer.answer
+
+
+@pytest.mark.slow
+def test_a_follow_up_naming_one_paper_keeps_the_paper_it_points_at(
+    real_seed_index: Index,
+) -> None:
+    # "how does it compare to ASMC on API fees?" after Teng et al. was asked of ASMC alone
+    # (the review of stop 65): naming one paper in a follow-up adds it
+    first = api.ask(
+        "which papers speed up RAG by recomputing KV caches?", index=real_seed_index, backend=None
+    )
+    second = api.ask(
+        "how does it compare to ASMC on API fees?",
+        index=real_seed_index,
+        backend=None,
+        history=[("which papers speed up RAG by recomputing KV caches?", first)],
+    )
+    assert set(first_authors(first)) <= set(first_authors(second)), second.answer
+    assert "Ke Wang" in first_authors(second), second.answer
