@@ -19,7 +19,6 @@ from rag.backends.registry import get_backend
 from rag.errors import BackendError, ConfigError
 from rag.index.paper_index import Index
 from rag.settings import Settings
-from rag.ui.layout import backend_choices
 from tests.fakes import FakeLLM
 from tests.openai_server import FakeOpenAIServer
 
@@ -108,24 +107,6 @@ def test_openai_without_key_says_how_to_set_one() -> None:
     backend = OpenAIBackend(api_settings("https://api.openai.com/v1", key=None))
     with pytest.raises(BackendError, match="set OPENAI_API_KEY or RAG_OPENAI_API_KEY"):
         list(backend.generate(PROMPT))
-
-
-@pytest.mark.parametrize(
-    ("url", "key", "default", "offered"),
-    [
-        ("https://api.openai.com/v1", None, "extractive", False),
-        ("https://api.openai.com/v1", "sk-test", "extractive", True),
-        ("http://127.0.0.1:8080/v1", None, "extractive", True),  # a local server needs no key
-        ("https://api.openai.com/v1", None, "openai", True),  # chosen by the settings: kept
-    ],
-)
-def test_the_page_offers_openai_only_when_it_is_configured(
-    url: str, key: str | None, default: str, offered: bool
-) -> None:
-    settings = api_settings(url, key=key).model_copy(update={"backend": default})
-    choices = backend_choices(settings)
-    assert ("openai" in choices) is offered
-    assert {"local", "extractive"} <= set(choices) and default in choices
 
 
 @pytest.mark.parametrize(

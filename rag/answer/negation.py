@@ -125,7 +125,10 @@ _ASKING_NOT = re.compile(
     # "need no training", "needs no training", "works without labels": a verb in any person
     # ("which of them needs ...?" was read as a choice on "training"), not a copula ("is no
     # better than ...")
-    r"^\s*(?:(?!(?:is|are|was|were|be)\b)[a-z]+\s+|rel(?:y|ies)\s+on\s+)?(?:no|without)\s+",
+    r"^\s*(?:(?!(?:is|are|was|were|be|been|being)\b)[a-z]+\s+|rel(?:y|ies)\s+on\s+)?"
+    # not a comparison: "performs no better than GRPO", "takes no longer than an hour"
+    r"(?:no\s+(?!(?:better|worse|more|less|fewer|longer|shorter|faster|slower|larger|smaller|"
+    r"higher|lower|greater|different)\b)|without\s+)",
     re.IGNORECASE,
 )
 

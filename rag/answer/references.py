@@ -298,9 +298,15 @@ def _own_words(question: str) -> list[str]:
     return [w for w in content_stems(question) if w not in _no_subject_stems()] + short
 
 
-# Two capitals ("RL", "KV", "AI"), which `content_stems` leaves out with every two-letter word.
-_SHORT_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]s?\b")
-_NOT_TOPICS = frozenset({"OK", "OKs"})
+# Two capitals ("RL", "KV", "AI"), which `content_stems` leaves out with every two-letter word;
+# not a two-letter word typed in capitals ("NO, the second one") nor chat shorthand ("TL;DR",
+# "PS: ..."), which name no topic.
+_SHORT_ACRONYM = re.compile(r"\b[A-Z]{2}s?\b")
+_NOT_TOPICS = frozenset(
+    {"OK", "TL", "DR", "PS", "NB", "AM", "PM", "AN", "AS", "AT", "BE", "BY", "DO", "GO", "HE"}
+    | {"IF", "IN", "IS", "IT", "ME", "MY", "NO", "OF", "OH", "ON", "OR", "SO", "TO", "UP", "US"}
+    | {"WE"}
+)
 
 
 @functools.cache
@@ -323,16 +329,22 @@ def points_back_only(question: str) -> bool:
 
 
 def opens_on_a_pointer(question: str) -> bool:
-    """Return whether `question` opens on a pointer alone before a dash, colon or comma, and
-    asks the rest of it: "the second one - what is its main limitation?", "paper 2: does it use
-    RL?" (what comes after is about the paper pointed at, which needs an earlier answer)."""
+    """Return whether `question` opens on a place in a list alone (an ordinal, a number, "the
+    former", "the latter") before a dash, colon, semicolon or comma, and asks the rest of it:
+    "the second one - what is its main limitation?", "paper 2: does it use RL?" (the rest is
+    about the paper pointed at, which needs an earlier answer). A choice that opens it is no
+    pointer: "Which one - DPO or PPO?" names its options."""
     lead = _LEAD.match(question)
-    return lead is not None and points_back_only(lead.group("lead"))
+    if lead is None or not points_back_only(lead.group("lead")):
+        return False
+    text = lead.group("lead")
+    return bool(ORDINAL.search(text) or NUMBER_REF.search(text))
 
 
-# The part of a message before its first dash, colon or comma, when the rest goes on.
+# The part of a message before its first dash, colon, semicolon or comma, when the rest goes on.
 _LEAD = re.compile(
-    r"^\s*(?P<lead>[^?,:\u2013\u2014-]{1,60}?)(?:\s*[-\u2013\u2014]\s+|:\s+|,\s+)(?=\w)"
+    r"^\s*(?P<lead>[^?,:;\u2013\u2014-]{1,60}?)"
+    r"(?:\s*(?:--|[-\u2013\u2014])\s+|[:;]\s+|,\s+)(?=\w)"
 )
 
 

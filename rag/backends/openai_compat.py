@@ -52,7 +52,7 @@ def _server_message(response: httpx.Response) -> str:
 
 def is_configured(settings: Settings) -> bool:
     """Whether the endpoint can be called as configured: a key is set, or the base URL is not
-    OpenAI's (a local server needs none). The chat page offers `openai` only then."""
+    OpenAI's (a local server needs none; a hosted one's own error says when it does)."""
     return bool(settings.openai_api_key) or not _is_openai(settings.openai_base_url)
 
 

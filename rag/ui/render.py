@@ -259,7 +259,7 @@ def _highlight(paper: Paper, evidence: Sequence[str]) -> str:
         elif not any(found.start() < end and start < found.end() for start, end, _ in marks):
             marks.append((found.start(), found.end(), _role_tag(paper, sentence)))
             first = found.start() if i == 0 else first
-    first = first if len(marks) > 1 else None  # a lone mark is the one the page finds
+    first = first if len(marks) + len(apart) > 1 else None  # a lone mark is the one found
     parts, pos = [], 0
     for start, end, tag in sorted(marks):
         parts.append(html.escape(abstract[pos:start]))

@@ -76,6 +76,10 @@ def test_a_word_said_elsewhere_too_is_not_negated_only() -> None:
         ("works without labels?", "labels"),
         ("relies on no teacher?", "teacher"),
         ("is no better than PPO?", None),
+        # a comparison, not a negation (the review of stop 65)
+        ("performs no better than GRPO?", None),
+        ("takes no longer than an hour?", None),
+        ("needs no more than one GPU?", None),
     ],
 )
 def test_a_choice_asking_for_those_that_do_not(words: str, opposite: str | None) -> None:

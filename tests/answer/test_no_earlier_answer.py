@@ -66,7 +66,9 @@ def test_a_pair_is_not_made_with_a_paper_an_abstention_only_listed() -> None:
         "the second one - what is its main limitation?",
         "the first paper: does it use RL?",
         "paper 2, what do they find about noisy labels?",
-        "the latter – is it faster?",
+        "the latter \u2013 is it faster?",
+        "the second one -- what does it do?",
+        "the second paper; what does it find?",
     ],
 )
 def test_a_message_that_opens_on_a_pointer_needs_an_earlier_answer(message: str) -> None:
@@ -80,6 +82,11 @@ def test_a_message_that_opens_on_a_pointer_needs_an_earlier_answer(message: str)
         "graph neural networks - which papers use them?",
         "what is the first method that uses attention, and why does it work?",
         "first-order methods vs zeroth-order: which is cheaper?",
+        # a choice that names its options (the review of stop 65)
+        "Which one - DPO or PPO?",
+        "Which of the two, GRPO or PPO, is more stable?",
+        "These two: GRPO vs PPO?",
+        "Other than that, which papers study fairness?",
     ],
 )
 def test_a_message_that_only_mentions_an_order_points_at_nothing(message: str) -> None:
@@ -91,6 +98,13 @@ def test_a_message_that_only_mentions_an_order_points_at_nothing(message: str) -
 )
 def test_a_two_letter_acronym_is_a_topic_of_its_own(message: str) -> None:
     assert not points_back_only(message)
+
+
+@pytest.mark.parametrize(
+    "message", ["NO, the second one", "PS: the second one?", "TL;DR of the second one?"]
+)
+def test_chat_shorthand_in_capitals_is_no_topic(message: str) -> None:
+    assert points_back_only(message)
 
 
 # -- with the real models

@@ -21,6 +21,7 @@ from rag.settings import Settings
 from rag.ui import app as ui
 from rag.ui import render as ui_render
 from rag.ui import tabs as ui_tabs
+from rag.ui.layout import backend_choices
 from tests.fake_embedding import FakeEmbedding
 from tests.fakes import FakeLLM
 
@@ -319,6 +320,14 @@ def test_card_marks_the_sentence_the_answer_quoted_first() -> None:
     assert re.search(r'<mark class="first">Naps cut errors', card)
     assert re.search(r"<mark>We propose NapNet", card)
     assert card.count('class="first"') == 1
+    # one sentence in the abstract and one shown above it (not verbatim): the card must still
+    # open at the one the answer quoted first, not at the one above
+    apart = ui.render_card(
+        Hit(paper, 1, 0.5, "", 0.8),
+        n=1,
+        evidence=["Naps cut errors by a third.", "NapNet schedules naps for nurses."],
+    )
+    assert re.search(r'<mark class="first">Naps cut errors', apart)
 
 
 def test_answer_markers_become_links_and_text_is_escaped() -> None:
@@ -888,3 +897,21 @@ def test_entries_in_an_answer_are_shown_as_they_are_to_be_copied_in_each_format(
     rendered = ui_render.render_answer(text)
     assert rendered.count('<pre class="entry ris">') == 1 and "```" not in rendered
     assert "TY  - GEN&#10;ID  - ju" in rendered.replace("&#32;", " ")
+
+
+@pytest.mark.parametrize(
+    ("url", "key", "default", "offered"),
+    [
+        ("https://api.openai.com/v1", None, "extractive", False),
+        ("https://api.openai.com/v1", "sk-test", "extractive", True),
+        ("http://127.0.0.1:8080/v1", None, "extractive", True),  # a local server needs no key
+        ("https://api.openai.com/v1", None, "openai", True),  # chosen by the settings: kept
+    ],
+)
+def test_the_page_offers_openai_only_when_it_is_configured(
+    url: str, key: str | None, default: str, offered: bool
+) -> None:
+    settings = Settings(openai_base_url=url, openai_api_key=key, backend=default)
+    choices = backend_choices(settings)
+    assert ("openai" in choices) is offered
+    assert {"local", "extractive"} <= set(choices) and default in choices
