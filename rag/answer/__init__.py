@@ -10,9 +10,11 @@ collection hold the question's terms? acronyms as `rag.text` reads them; `topic_
 absent words name no topic; `nearest`, which papers an abstention lists), `paper_choice` (which
 retrieved papers address it), `evidence` (the
 best sentences per paper), `relevance` (is a sentence about the question?), `compose` (the answer's
-layout; `discourse` makes a quoted sentence stand alone), `citations` (each sentence retrieved and
-supported), and `pipeline`, which runs them (`answer_stream`; `resolution` reads a follow-up against
-the history, `paper_sets` chooses the papers, `rendering` numbers the citations of the `Answer`).
+layout; `shown_form` and `discourse` make a quoted sentence stand alone), `citations` (each sentence
+retrieved and supported), `model_sentences` (which of a model's sentences are shown), and
+`pipeline`, which runs them (`answer_stream`; `resolution` reads a follow-up against the history,
+`papers_used` and `paper_sets` choose the papers, `rendering` numbers the citations of the
+`Answer`).
 `vector_model` reads the fitted linear models over a text's MiniLM vectors.
 
 May import: the shared ground, `rag.backends`, `rag.index`, `rag.ingest` (labels and method

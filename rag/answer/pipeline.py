@@ -25,18 +25,16 @@ from rag.answer.abstention import (
     without_situation_words,
     words_no_paper_holds,
 )
-from rag.answer.citations import CheckedSentence, CitationChecker, PromptLeakDetector
+from rag.answer.citations import CitationChecker, PromptLeakDetector
 from rag.answer.compose import (
     Kind,
     asks_how_much,
     asks_of_papers,
     compose,
     question_kind,
-    states_what_is_asked,
     without_names,
 )
 from rag.answer.continuation import among, asks_the_collection, continues
-from rag.answer.discourse import points_back
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.history import (
     Resolver,
@@ -54,6 +52,7 @@ from rag.answer.language import (
     translate,
 )
 from rag.answer.limitations import names_method
+from rag.answer.model_sentences import SentenceGate, model_synthesis
 from rag.answer.named_papers import asked_of_named, asked_of_one_named
 from rag.answer.nearest import near_enough, nearest_listed
 from rag.answer.overview import no_topic
@@ -84,14 +83,8 @@ from rag.answer.rendering import (
     Answer,
     Citation,
     Renderer,
-    complete_sentences,
-    fallback_notice,
     join_notices,
-    label_prefix,
-    labelled,
-    made_standalone,
     note_record,
-    rests_on_first_choice,
 )
 from rag.answer.resolution import condensed_question, naming_another, source_of
 from rag.answer.rewrite import Condensed, asked_of
@@ -101,13 +94,12 @@ from rag.answer.topicless import (
 )
 from rag.answer.unanswered import listed_note
 from rag.backends.base import Backend, Prompt
-from rag.errors import BackendError, FilterMatchesNothingError
+from rag.errors import FilterMatchesNothingError
 from rag.index.paper_index import Index
 from rag.index.retrieve import Filters, hits_of, search
 from rag.index.spelling import corrected
 from rag.ingest.naming import method_name
 from rag.ingest.wanted import (
-    is_fragment,
     names_what_it_wants,
 )
 from rag.ingest.wanted import question_terms as wanted_terms
@@ -116,9 +108,6 @@ from rag.settings import Settings
 from rag.stance.choose import judge_for
 from rag.text import content_stems
 
-# The local model's job is a short synthesis: once this many of its sentences are shown, the
-# rest of its output is not read (the per-paper lines follow).
-SYNTHESIS_SENTENCES = 2
 # An extractive answer drawing on this many papers or more gives each its own line, however the
 # question was worded: "LLMs" cited nine papers in one paragraph.
 LINES_FROM_PAPERS = 3
@@ -462,15 +451,6 @@ def answer_stream(
     timings["evidence_s"] = time.perf_counter() - t0
     bullets = kind is Kind.LIST
 
-    labels = label_prefix(evidence)
-
-    # A model that copies a prompt sentence (`LocalBackend.copies_sources`) must copy the right one.
-    copies = bool(getattr(backend, "copies_sources", False))
-
-    def check(sentence: str) -> CheckedSentence:
-        # Tiny models copy the source line's "Label:" prefix; the claim is what follows it.
-        return checker.check(labels.sub("", sentence, count=1))
-
     # The papers whose own method the question names ("what are the weaknesses of ConPress?")
     # or that a follow-up is asked of ("limitations?" after ConPress): asked its limitations,
     # only a sentence that states one answers (rag/answer/limitations.py).
@@ -485,76 +465,16 @@ def answer_stream(
         if kind is Kind.LIMITATION
         else set()
     )
-
-    def show(checked: CheckedSentence, bullet: bool = False) -> Iterator[str]:
-        checked = made_standalone(checked, render.by_source, checker)
-        if checked.supported and is_fragment(checked.text, question):
-            # The model's "Li et al. (CELL): To further mitigate domain shift." (checked without
-            # its label) or "... matches X and (ii).": no sentence, whatever its words' support.
-            render.reject(checked, "fragment")
-            return
-        if checked.supported and not relevance.relevant(checked.text):
-            # Supported by its paper, but not about what was asked: not shown.
-            render.reject(checked, "off_question")
-            return
-        own = any(n in own_method for n in checked.sources)
-        if checked.supported and not states_what_is_asked(kind, checked.text, own=own):
-            # Asked where the code is, which dataset or how much: a sentence that does not say
-            # is no answer, and the composer's note says when no abstract does.
-            render.reject(checked, "not_stated")
-            return
-        if checked.supported and points_back(checked.text) and not render.follows(checked):
-            # "These approaches assume X [1]" copied without the sentence naming the approaches
-            # reads as the paper's claim, often the one it argues against: the paper's line
-            # (shown with that sentence) comes from the composer instead.
-            render.reject(checked, "points_back")
-            return
-        if checked.supported and not render.follows(checked):
-            if copies and not rests_on_first_choice(checked, render.by_source):
-                # "What predicts failures of ASMC?" got "Wang et al. propose ASMC, a parallel
-                # particle inference method ...": SmolLM2 copied the paper's second sentence
-                # in the prompt, given as context, where its first (the fitted sentence
-                # choice's) says what predicts the failures. A paper's line opens with what
-                # the choice puts first; the second may follow it.
-                render.reject(checked, "second_choice")
-                return
-            checked = labelled(checked, render.by_source)  # a second sentence goes on its line
-        piece = render.add(checked, bullet)
-        if piece is not None:
-            timings.setdefault("first_sentence_s", time.perf_counter() - t0)
-            yield piece
-
     if backend is not None:
         # The model's job: one or two sentences of synthesis above the per-paper lines.
-        prompt = build_prompt(query, evidence)
-        buffer = ""
-        failed = False
-        tokens = backend.generate(
-            prompt, stream=True, max_tokens=settings.max_tokens, temperature=settings.temperature
+        copies = bool(getattr(backend, "copies_sources", False))  # copies prompt lines
+        gate = SentenceGate(
+            question, kind, evidence, render, checker, relevance, frozenset(own_method), copies
         )
-        try:
-            for token in tokens:
-                timings.setdefault("first_token_s", time.perf_counter() - t0)
-                buffer += token
-                done, buffer = complete_sentences(buffer, final=False)
-                for sentence in done:
-                    yield from show(check(sentence))
-                if render.supported >= SYNTHESIS_SENTENCES:
-                    buffer = ""
-                    break
-            done, _ = complete_sentences(buffer, final=True)
-            for sentence in done:
-                if render.supported < SYNTHESIS_SENTENCES:
-                    yield from show(check(sentence))
-        except BackendError as exc:
-            failed = True
-            notice = join_notices(notice, f"{exc} Showing an extractive answer instead.")
-        finally:
-            close = getattr(tokens, "close", None)
-            if close is not None:
-                close()  # frees the local model's lock when we stop early
-        if render.supported == 0 and not failed:
-            notice = join_notices(notice, fallback_notice(render.sentences))
+        said_of_it = yield from model_synthesis(
+            backend, build_prompt(query, evidence), gate, settings, timings, t0
+        )
+        notice = join_notices(notice, said_of_it) if said_of_it else notice
     if render.supported == 0:
         # The extractive composer: the whole answer without a model, the fallback with one.
         composed = compose(
