@@ -150,12 +150,12 @@ def asked_of_one_named(
     index: Index, question: str, filters: Filters | None = None
 ) -> Condensed | None:
     """`question` asked of the one paper it names when the rest of it holds a topic word no
-    paper holds and asks for no other papers: "does ASMC support API fees?" was told the
-    collection had no paper on it and that none came near, ASMC among them (a new user, stop
-    65); asked of ASMC, the answer says which words no paper uses and what its abstract says.
-    Not "papers like ConPress on quantum chemistry" nor "besides TreePO, which papers study
-    protein folding?": those ask the collection. A first question only: a follow-up naming a
-    paper is asked of it beside the papers it points at (`resolution.naming_another`)."""
+    paper holds and asks for no other papers, for a question no paper would answer otherwise
+    (`papers_used`): "does ASMC support API fees?" was told the collection had no paper on it
+    and that none came near, ASMC among them (a new user, stop 65). Not "papers like ConPress on
+    quantum chemistry" nor "besides TreePO, which papers study protein folding?": those ask the
+    collection. A follow-up naming a paper is asked of it beside the papers it points at
+    (`resolution.naming_another`)."""
     papers, rest = named_and_rest(index, question, filters)
     if len(papers) != 1 or _OTHER_PAPERS.search(rest) or not words_no_paper_holds(index, rest):
         return None

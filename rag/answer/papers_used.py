@@ -24,6 +24,7 @@ from rag.answer.abstention import (
     sides,
     words_no_paper_holds,
 )
+from rag.answer.named_papers import asked_of_one_named as named_alone
 from rag.answer.paper_sets import (
     answerable_on,
     chosen_papers,
@@ -137,12 +138,6 @@ def papers_used(
     elif condensed.papers:
         # The follow-up names its papers: answer from them, whatever else matches the words.
         relevant = hits_of(index, query, condensed.papers, hits)
-        # "does ASMC support API fees?" (`named_papers.asked_of_one_named`): which words no
-        # paper uses is said first ("is ASMC cheaper than Gemini?" quoted ASMC's accuracy as if
-        # it answered)
-        one = condensed.method == "papers" and len(condensed.papers) == 1
-        if one and (unheld := words_no_paper_holds(index, condensed.asked or query)):
-            nearest_only = prompts.NO_PAPER_USES.format(words=quoted_words(unheld))
     else:
         # One judgement per retrieved paper (rag/answer/paper_choice.py), the same whatever the
         # question's wording: does this paper address the question? The question is answered
@@ -156,7 +151,16 @@ def papers_used(
         chance = {j.hit.paper.id: j.probability for j in judged}
         relevant = chosen_papers(hits, judged, decision, settings)
         unheld = words_no_paper_holds(index, query) if relevant else []
-        if unheld and _one_side_held(index, query):
+        asked_as_is = not relevant and condensed.method == "as-is"
+        one = named_alone(index, query, filters) if asked_as_is else None
+        if one is not None:
+            # "does ASMC support API fees?": no paper answers it, yet it names a paper of the
+            # collection, of which it is asked (it said that no paper came near): which of its
+            # words no paper uses is said first, then what the paper's abstract says.
+            condensed, relevant = one, hits_of(index, query, one.papers, hits)
+            if unheld := words_no_paper_holds(index, one.asked or query):
+                nearest_only = prompts.NO_PAPER_USES.format(words=quoted_words(unheld))
+        elif unheld and _one_side_held(index, query):
             # "LLM safety or privacy?": the papers on privacy answer one side of the question,
             # so they are no mere nearest; that no paper writes "safety" is still worth saying.
             nearest_only = prompts.NO_PAPER_USES.format(words=quoted_words(unheld))

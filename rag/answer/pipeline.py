@@ -53,7 +53,7 @@ from rag.answer.language import (
 )
 from rag.answer.limitations import names_method
 from rag.answer.model_sentences import SentenceGate, model_synthesis
-from rag.answer.named_papers import asked_of_named, asked_of_one_named
+from rag.answer.named_papers import asked_of_named
 from rag.answer.nearest import near_enough, nearest_listed
 from rag.answer.overview import no_topic
 from rag.answer.paper_sets import (
@@ -195,7 +195,6 @@ def answer_stream(
         condensed = (
             asked_of_people(index, condensed.question, settings, filters)
             or asked_of_named(index, condensed.question, filters)
-            or asked_of_one_named(index, condensed.question, filters)
             or condensed
         )
     else:

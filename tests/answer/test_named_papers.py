@@ -240,21 +240,32 @@ def test_names_alone_ask_nothing_the_papers_do_not_address(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("question", "author"),
-    [
-        ("does ASMC support API fees?", "Ke Wang"),
-        ("does TreePO work on protein folding?", "Yizhi Li"),
-    ],
+    ("question", "addressed"),
+    [("does ASMC support API fees?", False), ("is ASMC cheaper than Gemini?", True)],
 )
 def test_one_name_asked_what_no_paper_holds_is_asked_of_that_paper(
-    real_seed_index: Index, question: str, author: str
+    real_seed_index: Index, question: str, addressed: bool
 ) -> None:
     # "does ASMC support API fees?" was told the collection had no paper on it and that none
-    # came near (a new user, stop 65): the paper it names says what it does not address.
+    # came near (a new user, stop 65): the paper it names is asked, after a line saying which
+    # words no paper uses.
     answer = api.ask(question, index=real_seed_index, backend="extractive")
-    assert not answer.abstained and first_authors(answer) == [author], answer.answer
+    assert not answer.abstained and first_authors(answer) == ["Ke Wang"], answer.answer
     assert answer.answer.startswith("No paper's title or abstract uses"), answer.answer
-    assert "does not seem to address" in answer.answer, answer.answer
+    assert ("does not seem to address" in answer.answer) is not addressed, answer.answer
+
+
+@pytest.mark.slow
+def test_a_question_the_search_answers_is_not_asked_of_the_paper_it_names(
+    real_seed_index: Index,
+) -> None:
+    # The route above only where no paper would answer: "defend" is in no abstract, yet the
+    # search answers from IndexGuard as before (the first try asked IndexGuard and quoted its
+    # background after "No paper ... uses 'defend'").
+    question = "How does IndexGuard defend against backdoor poisoning in federated PEFT?"
+    answer = api.ask(question, index=real_seed_index, backend="extractive")
+    assert first_authors(answer) == ["Javad Dogani"], answer.answer
+    assert not answer.answer.startswith("No paper's title or abstract uses"), answer.answer
 
 
 @pytest.mark.slow
