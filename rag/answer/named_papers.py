@@ -7,7 +7,8 @@ a question mostly as its first name, so the per-paper judgement used to leave th
 ("Ju et al. — ICGNN"), matched as written, case included: "CELL" names a paper, "cell" does not.
 A name two papers share names neither, and of names that overlap the longest is read. One name
 alone is left to the search, which finds that paper and others on its topic when the question
-asks for them ("papers like ConPress").
+asks for them ("papers like ConPress"), unless no paper would answer it and the rest holds a
+word no paper holds ("does ASMC support API fees?": `asked_of_one_named`).
 """
 
 from __future__ import annotations
