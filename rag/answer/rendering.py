@@ -307,10 +307,14 @@ def _repeats(sentence: str, said: str) -> bool:
 
 def quoted_sentences(answer: Answer, citation: Citation) -> list[str]:
     """Return every sentence of a cited paper's abstract that the answer quoted: the one its
-    citation names, then each other one that a shown sentence citing it repeats.
+    first line citing it opens with, the one its citation names, then each other one that a
+    shown sentence citing it repeats.
 
     `Citation.evidence` is only the first sentence that supported the paper, so a card marked
-    one of the two sentences an answer quoted from it (a new user at both widths).
+    one of the two sentences an answer quoted from it (a new user at both widths). Nor need it
+    open the line: "Across ... baselines. These results suggest ... [1]" joins the sentence
+    "These results" points back to before it, and a phone's card, opened at the first of these,
+    showed the end of the line's opening sentence (a new user, stop 65).
     """
     said = [
         str(record.get("text", ""))
@@ -320,9 +324,15 @@ def quoted_sentences(answer: Answer, citation: Citation) -> list[str]:
         and record.get("reason") != "record"  # a paper's record line ("bibtex please")
         and citation.n in record.get("citations", ())
     ]
-    found = [citation.evidence] if citation.evidence else []
     paper = citation.hit.paper
-    for sentence, _ in stored_roles(paper.abstract, paper.sentence_roles):
+    sentences = [sentence for sentence, _ in stored_roles(paper.abstract, paper.sentence_roles)]
+    # Within one shown sentence the abstract's order is the line's (a sentence that points back
+    # follows the one it points to), so the first it repeats opens it.
+    opening = next((s for s in sentences if said and _repeats(s, said[0])), None)
+    found = [opening] if opening else []
+    if citation.evidence and citation.evidence not in found:
+        found.append(citation.evidence)
+    for sentence in sentences:
         if sentence not in found and any(_repeats(sentence, text) for text in said):
             found.append(sentence)
     return found

@@ -209,5 +209,5 @@ def test_a_phone_card_opens_at_the_sentence_the_answer_quoted_first(
             f"() => document.querySelector('#t0-source-{citation.n} .card-abstract[data-opened]')"
         )
         assert box.evaluate("box => box.scrollHeight > box.clientHeight")
-        assert box.evaluate(MARK_SHOWN, citation.evidence) is True
+        assert box.evaluate(MARK_SHOWN, quoted_sentences(answer, citation)[0]) is True
     page.close()

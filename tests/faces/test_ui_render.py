@@ -55,6 +55,22 @@ def test_a_card_marks_each_sentence_the_answer_quoted_also_in_other_words() -> N
     assert re.findall(r"<mark class=\"first\">(.*?)</mark>", cards) == [FOUND]
 
 
+def test_a_card_opens_at_the_sentence_its_line_opens_with() -> None:
+    # "Across ... baselines. These results suggest ... [1]": the line joins the sentence that
+    # "These results" points back to before it, and the citation names the latter; the phone's
+    # card opened at it, the line's opening sentence cut off above (a new user, stop 65).
+    pointing = "These results suggest that the constraint can be corrected."
+    paper = Paper.create(authors=["Ann Lee"], abstract=f"{ABSTRACT} {pointing}", citation_key="lee")
+    line = f"MAI & Loubes: {FOUND} {pointing}"
+    citation = Citation(1, Hit(paper, 1, 0.5, "", 0.41), pointing)
+    answer = Answer("q", f"{line} [1].", (citation,), (quoted(line),), False, (), "extractive")
+
+    cards = ui_render.render_cards(answer)
+
+    assert re.findall(r"<mark class=\"first\">(.*?)</mark>", cards) == [FOUND]
+    assert re.findall(r"<mark(?: class=\"first\")?>(.*?)</mark>", cards) == [FOUND, pointing]
+
+
 def test_a_card_does_not_mark_what_another_paper_was_cited_for() -> None:
     other = quoted(f"Ju et al.: {SHOWN}", n=2)  # the same words, said of paper [2]
     citation = Citation(1, Hit(MAI, 1, 0.5, "", 0.41), FOUND)
