@@ -43,7 +43,8 @@ class SentenceGate:
     """The checks a model's sentence passes to be shown in the answer to `question`.
 
     `own_method`: the sources whose own method a limitation question is asked of; `copies`: the
-    model copies prompt lines (`LocalBackend.copies_sources`), so it must copy the right one.
+    model copies prompt lines (`LocalBackend.copies_sources`), so it must copy the right one;
+    `timings` (with `t0`, when the answer began) gets the first shown sentence's time.
     """
 
     question: str
@@ -111,14 +112,11 @@ def model_synthesis(
     prompt: Prompt,
     gate: SentenceGate,
     settings: Settings,
-    timings: dict[str, float],
-    t0: float,
 ) -> Generator[str, None, str | None]:
     """Stream the model's answer to `prompt`, yielding each sentence `gate` shows, up to
     `SYNTHESIS_SENTENCES`; return the notice to add (the backend failed, or none of its
-    sentences held), or None."""
-    gate.timings, gate.t0 = timings, t0
-    render = gate.render
+    sentences held), or None. The first token's time goes into `gate.timings`."""
+    render, timings, t0 = gate.render, gate.timings, gate.t0
     buffer = ""
     notice = None
     failed = False

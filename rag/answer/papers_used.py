@@ -158,8 +158,8 @@ def papers_used(
             # collection, of which it is asked (it said that no paper came near): which of its
             # words no paper uses is said first, then what the paper's abstract says.
             condensed, relevant = one, hits_of(index, query, one.papers, hits)
-            if unheld := words_no_paper_holds(index, one.asked or query):
-                nearest_only = prompts.NO_PAPER_USES.format(words=quoted_words(unheld))
+            unheld = words_no_paper_holds(index, one.asked or "")  # never none (`named_alone`)
+            nearest_only = prompts.NO_PAPER_USES.format(words=quoted_words(unheld))
         elif unheld and _one_side_held(index, query):
             # "LLM safety or privacy?": the papers on privacy answer one side of the question,
             # so they are no mere nearest; that no paper writes "safety" is still worth saying.

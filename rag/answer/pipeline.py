@@ -450,28 +450,28 @@ def answer_stream(
     timings["evidence_s"] = time.perf_counter() - t0
     bullets = kind is Kind.LIST
 
-    # The papers whose own method the question names ("what are the weaknesses of ConPress?")
-    # or that a follow-up is asked of ("limitations?" after ConPress): asked its limitations,
-    # only a sentence that states one answers (rag/answer/limitations.py).
-    asked_of_them = {p.id for p in condensed.papers}
-    own_method = (
-        {
-            ev.n
-            for ev in evidence
-            if ev.hit.paper.id in asked_of_them
-            or names_method(asked, method_name(ev.hit.paper.abstract))
-        }
-        if kind is Kind.LIMITATION
-        else set()
-    )
     if backend is not None:
         # The model's job: one or two sentences of synthesis above the per-paper lines.
+        # The papers whose own method the question names ("what are the weaknesses of
+        # ConPress?") or that a follow-up is asked of ("limitations?" after ConPress): asked its
+        # limitations, only a sentence that states one answers (rag/answer/limitations.py).
+        asked_of_them = {p.id for p in condensed.papers}
+        own_method = (
+            frozenset(
+                ev.n
+                for ev in evidence
+                if ev.hit.paper.id in asked_of_them
+                or names_method(asked, method_name(ev.hit.paper.abstract))
+            )
+            if kind is Kind.LIMITATION
+            else frozenset()
+        )
         copies = bool(getattr(backend, "copies_sources", False))  # copies prompt lines
         gate = SentenceGate(
-            question, kind, evidence, render, checker, relevance, frozenset(own_method), copies
+            question, kind, evidence, render, checker, relevance, own_method, copies, timings, t0
         )
         said_of_it = yield from model_synthesis(
-            backend, build_prompt(query, evidence), gate, settings, timings, t0
+            backend, build_prompt(query, evidence), gate, settings
         )
         notice = join_notices(notice, said_of_it) if said_of_it else notice
     if render.supported == 0:

@@ -335,10 +335,9 @@ def opens_on_a_pointer(question: str) -> bool:
     about the paper pointed at, which needs an earlier answer). A choice that opens it is no
     pointer: "Which one - DPO or PPO?" names its options."""
     lead = _LEAD.match(question)
-    if lead is None or not points_back_only(lead.group("lead")):
-        return False
-    text = lead.group("lead")
-    return bool(ORDINAL.search(text) or NUMBER_REF.search(text))
+    text = lead.group("lead") if lead else ""
+    place = ORDINAL.search(text) or NUMBER_REF.search(text)
+    return bool(place) and points_back_only(text)
 
 
 # The part of a message before its first dash, colon, semicolon or comma, when the rest goes on.

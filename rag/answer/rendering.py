@@ -328,7 +328,7 @@ def quoted_sentences(answer: Answer, citation: Citation) -> list[str]:
     sentences = [sentence for sentence, _ in stored_roles(paper.abstract, paper.sentence_roles)]
     # Within one shown sentence the abstract's order is the line's (a sentence that points back
     # follows the one it points to), so the first it repeats opens it.
-    opening = next((s for s in sentences if said and _repeats(s, said[0])), None)
+    opening = next((s for s in sentences if _repeats(s, said[0])), None) if said else None
     found = [opening] if opening else []
     if citation.evidence and citation.evidence not in found:
         found.append(citation.evidence)
