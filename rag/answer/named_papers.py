@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from rag.answer.abstention import words_no_paper_holds
+from rag.answer.record_questions import names_no_paper
 from rag.answer.rewrite import Condensed
 from rag.index.catalog import per_catalog
 from rag.index.paper_index import Index
@@ -145,6 +146,20 @@ def asked_of_named(index: Index, question: str, filters: Filters | None = None) 
         return None
     papers, rest = named
     return Condensed(question, question, "papers", papers, asked=rest or None)
+
+
+def record_of_named(
+    index: Index, question: str, filters: Filters | None = None
+) -> Condensed | None:
+    """A request for the records of the papers it names and nothing else ("bibtex for ZS-SVD",
+    "RIS for ICGNN please", "when was ConPress published?"): of those papers, whose record
+    lines (and entries) answer it. Searched as typed, "bibtex for IDFT" was told no paper used
+    "bibtex" and answered with IDFT's finding (a new user, stop 66). None when it names no
+    paper or asks something besides the record ("who wrote ICGNN and is it fast?")."""
+    papers, rest = named_and_rest(index, question, filters)
+    if not papers or not names_no_paper(rest):
+        return None
+    return Condensed(question, question, "papers", papers)
 
 
 def asked_of_one_named(

@@ -53,7 +53,7 @@ from rag.answer.language import (
 )
 from rag.answer.limitations import names_method
 from rag.answer.model_sentences import SentenceGate, model_synthesis
-from rag.answer.named_papers import asked_of_named
+from rag.answer.named_papers import asked_of_named, record_of_named
 from rag.answer.nearest import near_enough, nearest_listed
 from rag.answer.overview import no_topic
 from rag.answer.paper_sets import (
@@ -71,6 +71,7 @@ from rag.answer.record_questions import (
     record_line,
 )
 from rag.answer.references import (
+    after_the_lead,
     asks_for_any,
     asks_of_a_pair,
     opens_on_a_pointer,
@@ -182,6 +183,9 @@ def answer_stream(
         condensed = replace(condensed, reply=reply)
     if condensed.described is not None:
         condensed = described_papers(index, condensed, settings, filters)
+    if condensed.method == "as-is" and (asked := after_the_lead(query)) is not None:
+        # "ok back to papers - anything on compressing LLM weights?": the lead is no topic
+        condensed = Condensed(asked, query)
     if condensed.question == query:
         query = typed
     else:  # rewritten from the history
@@ -201,6 +205,8 @@ def answer_stream(
         condensed = naming_another(index, condensed, filters)
     # "who wrote it?", "authors?", "when was it published?": the record answers, not the abstract.
     fields = record_fields(condensed.original)
+    if fields and not condensed.papers:
+        condensed = record_of_named(index, condensed.original, filters) or condensed
     of_last = names_only_fields(condensed.original) or (
         BIBTEX in fields and names_no_paper(condensed.original)  # "export both as BibTeX"
     )

@@ -425,9 +425,11 @@ def asks_for_more(question: str) -> bool:
 
 
 # "anything on safety?", "ok, any work on DPO?", "is there anything about X?": the collection's
-# papers on X are asked for, whatever the last answer was about.
+# papers on X are asked for, whatever the last answer was about; so they are after a lead of any
+# words that ends in a colon, dash, comma or full stop ("ok, different topic: anything on RAG
+# prefilling?" was asked of the DPO paper just shown).
 _ANY_ON = re.compile(
-    r"^\s*(?:(?:ok(?:ay)?|so|and|also|well|hmm|thanks|great|cool|now)\W+)*"
+    r"(?:^|[:;,.!?\u2013\u2014]|\s-+\s)\s*(?:(?:ok(?:ay)?|so|and|also|well|hmm|thanks|great|cool|now)\W+)*"
     r"(?:(?:is|are)\s+there\s+)?any(?:thing|\s+(?:papers?|work|works|studies|research|articles))"
     r"\s+(?:on|about|regarding)\b",
     re.IGNORECASE,
@@ -437,6 +439,25 @@ _ANY_ON = re.compile(
 def asks_for_any(question: str) -> bool:
     """Whether `question` asks the collection for anything on a topic ("anything on safety?")."""
     return bool(_ANY_ON.search(question))
+
+
+def after_the_lead(question: str) -> str | None:
+    """What `question` asks after a lead that is not its topic: "ok back to papers - anything on
+    compressing LLM weights?" asks for "anything on compressing LLM weights?" ("back", which no
+    paper holds, made the answer only the nearest, and the next turn's "it" was the whole
+    message). None when there is no such lead, or when what follows points back at it ("LoRA -
+    anything on it?") or holds no topic word of its own."""
+    match = _ANY_ON.search(question)
+    core = _ANY_CORE.search(question, match.start()) if match else None
+    if core is None or not _own_words(question[: core.start()]):
+        return None
+    asked = question[core.start() :]
+    if refers_back(asked) or not _own_words(asked):
+        return None
+    return asked
+
+
+_ANY_CORE = re.compile(r"(?:(?:is|are)\s+there\s+)?any(?:thing)?\b", re.IGNORECASE)
 
 
 def asks_past_shown(question: str) -> bool:

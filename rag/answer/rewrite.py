@@ -408,6 +408,11 @@ def rule_rewrite(
         # chosen for do not make it look as if it answered a new aspect ("does it help with
         # image classification?" after "TRM trust region bounds").
         asked = _with_name(question, (found or it).span(), papers)
+        if not [s for s in topic_spans(question) if s not in ((found or it).span(), it.span())]:
+            # "why does it happen?" asks nothing of the paper but of its topic: asked of the
+            # paper ("why does ExPLAIND happen?", no word but the name), any of its sentences
+            # passed, one saying nothing of grokking; they are judged on the topic's question.
+            return replace(asked_of(rewritten, papers), original=question, pick=rewritten)
         if any(paper_name(p).lower() in rewritten.lower() for p in papers):  # "about ConPress"
             return Condensed(rewritten, question, "rule", tuple(papers), asked=asked)
         return replace(asked_of(rewritten, papers), original=question, asked=asked)

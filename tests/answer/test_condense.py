@@ -745,6 +745,38 @@ def test_it_after_a_question_on_a_topic_searches_the_topic(real_seed_index: Inde
     assert first_authors(first) == ["Florian Eichin"], first.answer
     assert second.standalone == "why does grokking happen (ExPLAIND)?"
     assert first_authors(second) == ["Florian Eichin"], second.answer
+    # Its sentence is about grokking: judged on "why does ExPLAIND happen?", which holds no word
+    # but the name, the line was "such approaches usually lack theoretical support" (stop 66).
+    assert "grokking" in second.answer.lower(), second.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("message", "searched"),
+    [
+        # before: "No paper's title or abstract uses “back”", ConPress first (a new user, stop 66)
+        ("ok back to papers - anything on compressing LLM weights?",
+         "anything on compressing LLM weights?"),
+        # before: asked of the DPO paper just shown (another, stop 66)
+        ("ok, different topic: anything on speeding up RAG prefilling?",
+         "anything on speeding up RAG prefilling?"),
+    ],
+)  # fmt: skip
+def test_a_lead_before_anything_on_a_topic_is_no_topic(
+    real_seed_index: Index, message: str, searched: str
+) -> None:
+    from tests.answer.chat_turns import chat, first_authors
+
+    first, second, third = chat(
+        real_seed_index, ["What goes wrong with DPO?", message, "how does it work?"]
+    )
+    assert first_authors(first) == ["Yonggang Zhang"], first.answer
+    assert second.standalone == searched and not second.abstained, second.answer
+    assert "Yonggang Zhang" not in first_authors(second), second.answer
+    assert "No paper's title" not in second.answer, second.answer
+    # "it" is the topic after the lead, not the whole message
+    assert third.standalone is not None and "back to" not in third.standalone, third.standalone
+    assert "different topic" not in third.standalone, third.standalone
 
 
 @pytest.mark.slow

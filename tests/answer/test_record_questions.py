@@ -288,3 +288,23 @@ def test_a_record_request_s_cards_keep_their_relevance_to_the_question_before(
     after = {c.hit.paper.id: c.hit.relevance for c in then.citations}
     assert after and set(after) <= set(before)
     assert all(after[pid] == pytest.approx(before[pid], abs=1e-6) for pid in after), (before, after)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("request_", "key", "fence"),
+    [
+        # before: IDFT's finding under "No paper's title or abstract uses “bibtex”" (stop 66)
+        ("bibtex for IDFT", "xiao_idft", "bibtex"),
+        ("give me the bibtex entry of the ConPress paper", "deng_conpress", "bibtex"),
+        # before: the record line under "No paper's title or abstract uses “RIS”", no entry
+        ("RIS for ICGNN please", "ju_icgnn", "ris"),
+    ],
+)
+def test_a_request_for_a_named_paper_s_entry_gives_it(
+    real_seed_index: Index, request_: str, key: str, fence: str
+) -> None:
+    answer = api.ask(request_, index=real_seed_index, backend="extractive")
+    assert [c.hit.paper.citation_key for c in answer.citations] == [key], answer.answer
+    assert f"```{fence}\n" in answer.answer and key in answer.answer, answer.answer
+    assert "No paper's title" not in answer.answer, answer.answer
