@@ -156,6 +156,9 @@ footer button.settings::after {
   content: ""; position: absolute; left: 0; right: 0; top: 50%; height: 48px;
   transform: translateY(-50%);
 }
+/* The question's bubble ends clear of the Clear button's 23 px column, which floats over the
+   chat's top-right corner: at 1280 px it covered the bubble's right edge (a new user, stop 66). */
+#chat .user-row { margin-right: 24px !important; }
 /* Phones: the sidebar overlays the whole page, so the page script closes it at first and
    when the window narrows; its toggle stays inside the screen when it is open. */
 @media (max-width: 768px) {
@@ -180,13 +183,12 @@ footer button.settings::after {
      answer takes nearly the chat's whole width (Gradio keeps 60 px beside a bubble): 8 px
      from its border, and on the right clear of the Clear button's 23 px column, which floats
      over the chat's top-right corner as the answers scroll under it. The question's bubble
-     ends where the answers' do. */
+     ends where the answers' do (the rule above, at every width). */
   #chat { height: max(360px, calc(100dvh - 300px)) !important; }
   #chat .bot-row {
     max-width: calc(100% - 32px) !important; margin-left: 8px !important;
     margin-right: 24px !important;
   }
-  #chat .user-row { margin-right: 24px !important; }
   /* A finger needs about 44 px: the exports (26 px high), the question's Ask (30), the tabs
      (32), a card's BibTeX toggle (19) and its Copy (21) were hard to hit on a phone; so were
      the draft tab's Download .bib (26) and Suggest citations (40). */

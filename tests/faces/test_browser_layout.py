@@ -199,6 +199,22 @@ def test_phone_answer_is_inset_in_the_chat_and_clear_of_its_clear_button(
     page.close()
 
 
+def test_desktop_question_bubble_is_clear_of_the_chats_clear_button(
+    browser: Browser, served: Served
+) -> None:
+    # A new user at 1280 px (stop 66): the Clear button covered the right edge of the question
+    # bubble at the top of the chat ("kv cache", "what do they propose instead?").
+    page = open_desktop(browser, served)
+    ask(page, "kv cache")
+    # the button's framed column (23 px), not its 18 px icon
+    column = "#chat .icon-button-wrapper:has(button[aria-label='Clear'])"
+    clear = page.locator(column).bounding_box()
+    bubble = page.locator("#chat .message.user").first.bounding_box()
+    assert clear is not None and bubble is not None
+    assert bubble["x"] + bubble["width"] <= clear["x"], (bubble, clear)
+    page.close()
+
+
 def test_phone_empty_chat_text_is_inset_from_its_border(browser: Browser, served: Served) -> None:
     # A new user at 390 px (stop 63): "Ask a question about the papers, or start with an
     # example:" ran against the chat's left border.
