@@ -183,9 +183,11 @@ def answer_stream(
         condensed = replace(condensed, reply=reply)
     if condensed.described is not None:
         condensed = described_papers(index, condensed, settings, filters)
+    as_typed = question
     if condensed.method == "as-is" and (asked := after_the_lead(query)) is not None:
-        # "ok back to papers - anything on compressing LLM weights?": the lead is no topic
-        condensed = Condensed(asked, query)
+        # "ok back to papers - anything on compressing LLM weights?": the lead is no topic, and
+        # what follows it is searched as typed (not shown as a rewrite)
+        condensed, as_typed = Condensed(asked, query), asked
     if condensed.question == query:
         query = typed
     else:  # rewritten from the history
@@ -247,7 +249,7 @@ def answer_stream(
         )
         return
     kind = question_kind(query)
-    standalone = query if query != question else None
+    standalone = query if query not in (question, as_typed) else None
     if condensed.reply is not None:  # "the third one" after two papers
         yield condensed.reply
         timings["total_s"] = time.perf_counter() - t0
