@@ -134,6 +134,13 @@ NO_TOPIC_AGAIN = (
     "No paper is quoted: your message names no topic. Ask about a topic, a method or a finding "
     "in the collection's {count}."
 )
+# A message the everyday judgement reads as everyday talk ("whats 18 times 27", "best stretches
+# for lower back pain"; rag/answer/everyday.py): no paper is searched, and it may be reworded.
+EVERYDAY = (
+    "This reads as an everyday question rather than one about research, so no paper was "
+    "searched. Ask about a topic, a method or a finding in the collection's {count}, or reword "
+    "your question if it was meant for them."
+)
 NO_TOPIC_EMPTY = (
     "Your message names no topic, so no paper is quoted. The collection holds no paper "
     "yet: add some with `rag ingest FILE_OR_FOLDER`."

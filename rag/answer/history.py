@@ -159,7 +159,8 @@ def paper_cited(turn: Turn, n: int, resolve: Resolver | None) -> Paper | None:
     return None
 
 
-# The replies to a message that named no topic ("got it, thanks", "what's in here?").
+# The replies to a message that named no topic ("got it, thanks", "what's in here?") or was
+# everyday talk ("whats 18 times 27").
 _NO_TOPIC_REPLIES = tuple(
     reply.split("{")[0]
     for reply in (
@@ -169,6 +170,7 @@ _NO_TOPIC_REPLIES = tuple(
         prompts.NO_TOPIC_EMPTY,
         prompts.THANKED,
         prompts.THANKED_AGAIN,
+        prompts.EVERYDAY,
     )
 )
 

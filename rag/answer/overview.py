@@ -63,6 +63,12 @@ def no_topic(
     return template.format(collection=collection, topic=topic)
 
 
+def everyday_reply(index: Index) -> str:
+    """Return the reply to everyday talk (`prompts.EVERYDAY`, rag/answer/everyday.py)."""
+    count = len(index.papers)
+    return prompts.EVERYDAY.format(count=f"{count} paper{'s' if count != 1 else ''}")
+
+
 # Words that thank, a closed class: "thanks!", "ok, ty", "cheers", "I appreciate it".
 _THANKS = frozenset("thanks thank thx ty tysm cheers appreciate appreciated grateful".split())  # noqa: SIM905
 

@@ -35,6 +35,7 @@ from rag.answer.compose import (
     without_names,
 )
 from rag.answer.continuation import among, asks_the_collection, continues
+from rag.answer.everyday import is_everyday
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.history import (
     Resolver,
@@ -55,7 +56,7 @@ from rag.answer.limitations import names_method
 from rag.answer.model_sentences import SentenceGate, model_synthesis
 from rag.answer.named_papers import asked_of_named, record_of_named
 from rag.answer.nearest import near_enough, nearest_listed
-from rag.answer.overview import no_topic
+from rag.answer.overview import everyday_reply, no_topic
 from rag.answer.paper_sets import (
     described_papers,
     of_the_set,
@@ -266,6 +267,17 @@ def answer_stream(
         # collection holds rather than that it has no paper on the question.
         yield from _overview(
             index, question, name, notice, timings, t0, standalone, language, history=history
+        )
+        return
+    if condensed.method == "as-is" and is_everyday(index, query):
+        # "whats 18 times 27", first or after an answer: everyday talk, which no paper answers
+        # (rag/answer/everyday.py). Searched, "times" found ten papers on inference time; after
+        # an answer, it was asked of that answer's paper ("whats 18 times 27 (CPO)?").
+        reply = everyday_reply(index)
+        yield reply
+        timings["total_s"] = time.perf_counter() - t0
+        yield Answer(
+            question, reply, (), (), False, (), name, notice, timings, standalone, language
         )
         return
     hits = _with_abstracts(

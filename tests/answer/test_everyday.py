@@ -1,0 +1,70 @@
+"""Everyday talk is told so, not answered from the papers ("whats 18 times 27").
+
+With the real MiniLM over the seeds (the judgement is fitted on labelled messages by
+bench/answers/everyday_model.py); the messages are ones new users typed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rag import api, prompts
+from rag.answer.everyday import is_everyday
+from rag.index.paper_index import Index
+from tests.answer.chat_turns import chat, first_authors
+
+EVERYDAY_REPLY = prompts.EVERYDAY.split("{")[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "message",
+    [
+        "whats 18 times 27",  # searched: ten papers on inference time (a new user, stop 66)
+        "what time is it?",
+        "how tall is the eiffel tower?",
+        "best pizza in naples",
+    ],
+)
+def test_an_everyday_message_is_told_it_is_not_for_the_papers(
+    real_seed_index: Index, message: str
+) -> None:
+    answer = api.ask(message, index=real_seed_index, backend="extractive")
+    assert answer.answer.startswith(EVERYDAY_REPLY), answer.answer
+    assert not answer.citations
+
+
+@pytest.mark.slow
+def test_after_an_answer_everyday_talk_is_not_asked_of_its_paper(real_seed_index: Index) -> None:
+    # "whats 18 times 27" was asked of CPO ("whats 18 times 27 (CPO)?") and quoted its finding
+    # (a new user, stop 66); the talk goes on about CPO after it.
+    first, aside, then = chat(
+        real_seed_index, ["What goes wrong with DPO?", "whats 18 times 27", "main limitation?"]
+    )
+    assert first_authors(first) == ["Yonggang Zhang"], first.answer
+    assert aside.answer.startswith(EVERYDAY_REPLY) and not aside.citations, aside.answer
+    assert first_authors(then) == ["Yonggang Zhang"], then.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "message",
+    [
+        "KV cache",
+        "DPO vs RLHF",
+        "main limitation?",
+        "runtime on a laptop?",
+        "how do transformers learn in-context?",
+        # other fields' research is research too: the judgement reads no collection
+        "Is vitamin D linked to depression?",
+        "what dose of aspirin prevents stroke?",
+        "calcium imaging",
+    ],
+)
+def test_research_in_any_field_is_not_everyday(real_seed_index: Index, message: str) -> None:
+    assert not is_everyday(real_seed_index, message)
+
+
+def test_with_another_embedder_no_message_is_everyday(seed_index: Index) -> None:
+    # the fitted weights read the bundled MiniLM's vectors only
+    assert not is_everyday(seed_index, "whats 18 times 27")
