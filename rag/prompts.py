@@ -134,11 +134,11 @@ NO_TOPIC_AGAIN = (
     "No paper is quoted: your message names no topic. Ask about a topic, a method or a finding "
     "in the collection's {count}."
 )
-# A message the everyday judgement reads as everyday talk ("whats 18 times 27", "best stretches
-# for lower back pain"; rag/answer/everyday.py): no paper is searched, and it may be reworded.
+# A message judged everyday talk that no paper comes near ("whats 18 times 27", "how tall is
+# the eiffel tower?"; rag/answer/everyday.py): no paper is quoted, and it may be reworded.
 EVERYDAY = (
-    "This reads as an everyday question rather than one about research, so no paper was "
-    "searched. Ask about a topic, a method or a finding in the collection's {count}, or reword "
+    "This reads as an everyday question rather than one about research, and no paper comes "
+    "near it. Ask about a topic, a method or a finding in the collection's {count}, or reword "
     "your question if it was meant for them."
 )
 NO_TOPIC_EMPTY = (

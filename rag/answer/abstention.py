@@ -40,6 +40,7 @@ import numpy as np
 
 from rag.answer import topic_words
 from rag.answer.negation import done_without_stems, negated_only_stems, negated_spans
+from rag.answer.references import lead_end
 from rag.index.lexical import BM25Index, paper_text, stop_words
 from rag.index.paper_index import Index
 from rag.index.spelling import english_slips
@@ -151,9 +152,10 @@ def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bo
     """Yield each word of `question` that may be a term: (its match, its BM25 term, whether it
     is a name, whether it names no topic). A word no paper holds counts against answering,
     unless it names no topic ("thesis", "need" in "for my thesis I need work on federated
-    learning": `topic_words`)."""
+    learning": `topic_words`) or stands in a lead before "anything on X?" (`lead_end`)."""
     bm25 = index.bm25()
     reason = _ASKERS_REASON.search(question)
+    lead = lead_end(question)  # "ok back to papers - anything on X?": its lead
     for i, match in enumerate(_WORD.finditer(question)):
         word = match.group()
         low = word.lower()
@@ -164,7 +166,8 @@ def _words(index: Index, question: str) -> Iterator[tuple[re.Match[str], str, bo
             yield match, term, name, True  # the asker's reason, not the topic
             continue
         held = name or any_paper_holds(index, term)
-        yield match, term, name, not held and not _names_topic(index, word)
+        before = match.end() <= lead  # a lead's word no paper holds ("back") is not asked about
+        yield match, term, name, not held and (before or not _names_topic(index, word))
 
 
 # Why the asker asks, after what they ask: "which papers deal with privacy, because I need them

@@ -1,37 +1,52 @@
-"""Whether a message is everyday talk rather than about research ("whats 18 times 27").
+"""Whether a message is everyday talk that no paper comes near ("whats 18 times 27").
 
-After an answer, a message with words of its own but no pronoun may still ask about the papers
-just shown ("main limitation?", `rag/answer/continuation.py`), and that judgement read "whats 18
-times 27" and "how many hours of sleep does a 15-year-old need?" as such follow-ups: the answer
-quoted the last paper under them. Whether a message is about research at all is one calibrated
-judgement of its MiniLM vector: a logistic regression fitted by
-`bench/answers/everyday_model.py --write` on the fitting parts of the labelled everyday messages
-(bench/data/offtopic_messages.jsonl, everyday_common_words.jsonl) against the labelled research
-questions and follow-ups, in and out of the collection; its bar lets through 99% of the fitting
-research messages, cross-validated (held-out table: bench/results/everyday_model.md). With an
-embedding model other than the bundled one the weights cannot read the vectors, and no message
-is everyday.
+Searched, "whats 18 times 27" quoted ten papers on inference time ("times"), and after an answer
+it was asked of that answer's paper as a follow-up ("whats 18 times 27 (CPO)?"). Two judgements
+together tell such talk apart:
+
+- its MiniLM vector reads as everyday talk rather than research: a logistic regression fitted by
+  `bench/answers/everyday_model.py --write` on the fitting parts of the labelled everyday
+  messages (bench/data/offtopic_messages.jsonl, everyday_common_words.jsonl) against the
+  labelled research questions and follow-ups, SciFact's biomedical claims and phrases from
+  CSAbstruct's abstracts, its bar letting through 99% of the fitting research messages,
+  cross-validated. Health and other sciences are on neither side: over a biomedical collection
+  they are research.
+- no paper comes near it: the best passage cosine of its own search is below the floor that
+  95% of the fitting everyday messages stay under. The collection decides what is research:
+  "best treatment for lower back pain" is everyday over the seeds, not over papers on it, and
+  "what's the best way to cluster my data?" comes near BASIL.
+
+Held-out table: bench/results/everyday_model.md. With an embedding model other than the bundled
+one the weights cannot read the vectors, and no message is everyday talk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rag.answer.vector_model import fitted_weights, vector_logit
 from rag.index.paper_index import Index
+from rag.records import Hit
 
 WEIGHTS = Path(__file__).with_name("model") / "everyday.json"
 
 
 def weights() -> dict[str, Any]:
-    """Return the fitted weights and bar (bench/answers/everyday_model.py --write)."""
+    """Return the fitted weights, bar and floor (bench/answers/everyday_model.py --write)."""
     return fitted_weights(WEIGHTS)
 
 
-def is_everyday(index: Index, message: str) -> bool:
-    """Return whether `message` is everyday talk, not about research (False when the weights
-    cannot tell)."""
+def reads_everyday(index: Index, message: str) -> bool:
+    """Return whether `message`'s vector reads as everyday talk (False when the weights cannot
+    tell)."""
     fitted = weights()
     logit = vector_logit(index, message, fitted["coef"], fitted["intercept"])
     return logit is not None and logit > fitted["bar"]
+
+
+def everyday_talk(index: Index, message: str, hits: Sequence[Hit]) -> bool:
+    """Return whether `message` is everyday talk that none of its search's `hits` comes near."""
+    near = max((h.relevance for h in hits), default=0.0)
+    return near < weights()["floor"] and reads_everyday(index, message)

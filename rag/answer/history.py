@@ -15,7 +15,6 @@ from rag.answer.references import (
     ASKS_FOR_ONE,
     OTHERS_REF,
     PICKS,
-    after_the_lead,
     asks_of_a_pair,
     depends_on_history,
 )
@@ -210,7 +209,6 @@ def topic_of(turn: Turn, spans: Spans = word_spans) -> str | None:
     ("which paper compresses reasoning?", "is there a method that spots backdoored clients?")
     found that paper, and "it" is the paper."""
     typed = (turn.typed or turn.question).strip()
-    typed = after_the_lead(typed) or typed  # "ok back to papers - anything on X?": X
     tags = question_tags(typed)
     every = word_spans(typed)
     bare = "q:statement" in tags and "q:short" in tags

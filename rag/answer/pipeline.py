@@ -35,7 +35,7 @@ from rag.answer.compose import (
     without_names,
 )
 from rag.answer.continuation import among, asks_the_collection, continues
-from rag.answer.everyday import is_everyday
+from rag.answer.everyday import everyday_talk
 from rag.answer.evidence import Evidence, select_evidence
 from rag.answer.history import (
     Resolver,
@@ -72,7 +72,6 @@ from rag.answer.record_questions import (
     record_line,
 )
 from rag.answer.references import (
-    after_the_lead,
     asks_for_any,
     asks_of_a_pair,
     opens_on_a_pointer,
@@ -184,11 +183,6 @@ def answer_stream(
         condensed = replace(condensed, reply=reply)
     if condensed.described is not None:
         condensed = described_papers(index, condensed, settings, filters)
-    as_typed = question
-    if condensed.method == "as-is" and (asked := after_the_lead(query)) is not None:
-        # "ok back to papers - anything on compressing LLM weights?": the lead is no topic, and
-        # what follows it is searched as typed (not shown as a rewrite)
-        condensed, as_typed = Condensed(asked, query), asked
     if condensed.question == query:
         query = typed
     else:  # rewritten from the history
@@ -250,7 +244,7 @@ def answer_stream(
         )
         return
     kind = question_kind(query)
-    standalone = query if query not in (question, as_typed) else None
+    standalone = query if query != question else None
     if condensed.reply is not None:  # "the third one" after two papers
         yield condensed.reply
         timings["total_s"] = time.perf_counter() - t0
@@ -269,21 +263,18 @@ def answer_stream(
             index, question, name, notice, timings, t0, standalone, language, history=history
         )
         return
-    if condensed.method == "as-is" and is_everyday(index, query):
-        # "whats 18 times 27", first or after an answer: everyday talk, which no paper answers
-        # (rag/answer/everyday.py). Searched, "times" found ten papers on inference time; after
-        # an answer, it was asked of that answer's paper ("whats 18 times 27 (CPO)?").
-        reply = everyday_reply(index)
-        yield reply
-        timings["total_s"] = time.perf_counter() - t0
-        yield Answer(
-            question, reply, (), (), False, (), name, notice, timings, standalone, language
-        )
-        return
     hits = _with_abstracts(
         index, query, k=k, retriever=retriever or settings.retriever, filters=filters
     )
     timings["retrieve_s"] = time.perf_counter() - t0
+    if condensed.method == "as-is" and hits and everyday_talk(index, query, hits):
+        # "whats 18 times 27", first or after an answer: everyday talk that no paper comes near
+        # (rag/answer/everyday.py). Answered, "times" quoted ten papers on inference time; after
+        # an answer, it was asked of that answer's paper ("whats 18 times 27 (CPO)?").
+        yield from _overview(
+            index, question, name, notice, timings, t0, standalone, language, everyday=True
+        )
+        return
     least = settings.min_relevance
     own: Decision | None = None  # the decision on the message's own hits, once it is made
     if condensed.method == "as-is" and hits:
@@ -639,10 +630,13 @@ def _overview(
     language: str,
     searched: bool = False,
     history: Sequence[Any] | None = None,
+    everyday: bool = False,
 ) -> Iterator[str | Answer]:
     """Yield the collection overview (rag/answer/overview.py; `searched`: the message's words
-    matched no paper; a shorter line when the conversation has had it), then its `Answer`."""
-    overview = no_topic(index, searched, [t.answer for t in to_turns(history)], question)
+    matched no paper; a shorter line when the conversation has had it; `everyday`: the reply to
+    everyday talk), then its `Answer`."""
+    said = [t.answer for t in to_turns(history)]
+    overview = everyday_reply(index) if everyday else no_topic(index, searched, said, question)
     yield overview
     timings["total_s"] = time.perf_counter() - t0
     yield Answer(question, overview, (), (), False, (), name, notice, timings, standalone, language)

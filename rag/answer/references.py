@@ -430,8 +430,8 @@ def asks_for_more(question: str) -> bool:
 # prefilling?" was asked of the DPO paper just shown).
 _ANY_ON = re.compile(
     r"(?:^|[:;,.!?\u2013\u2014]|\s-+\s)\s*(?:(?:ok(?:ay)?|so|and|also|well|hmm|thanks|great|cool|now)\W+)*"
-    r"(?:(?:is|are)\s+there\s+)?any(?:thing|\s+(?:papers?|work|works|studies|research|articles))"
-    r"\s+(?:on|about|regarding)\b",
+    r"(?P<core>(?:(?:is|are)\s+there\s+)?any(?:thing|\s+(?:papers?|work|works|studies|research|articles))"
+    r"\s+(?:on|about|regarding)\b)",
     re.IGNORECASE,
 )
 
@@ -441,23 +441,17 @@ def asks_for_any(question: str) -> bool:
     return bool(_ANY_ON.search(question))
 
 
-def after_the_lead(question: str) -> str | None:
-    """What `question` asks after a lead that is not its topic: "ok back to papers - anything on
-    compressing LLM weights?" asks for "anything on compressing LLM weights?" ("back", which no
-    paper holds, made the answer only the nearest, and the next turn's "it" was the whole
-    message). None when there is no such lead, or when what follows points back at it ("LoRA -
-    anything on it?") or holds no topic word of its own."""
+def lead_end(question: str) -> int:
+    """Where what `question` asks starts after a lead of words of its own before "anything on
+    X?" ("ok back to papers - anything on compressing LLM weights?", "For graph neural
+    networks, anything on OOD detection?"); 0 when there is no such lead. Of the lead, the words
+    no paper holds are not what is asked about ("back" made the answer only the nearest, and
+    the next turn's "it" the whole message), while those the papers hold still restrict it
+    (`rag.answer.abstention`)."""
     match = _ANY_ON.search(question)
-    core = _ANY_CORE.search(question, match.start()) if match else None
-    if core is None or not _own_words(question[: core.start()]):
-        return None
-    asked = question[core.start() :]
-    if refers_back(asked) or not _own_words(asked):
-        return None
-    return asked
-
-
-_ANY_CORE = re.compile(r"(?:(?:is|are)\s+there\s+)?any(?:thing)?\b", re.IGNORECASE)
+    if match is None or not _own_words(question[: match.start("core")]):
+        return 0
+    return match.start("core")
 
 
 def asks_past_shown(question: str) -> bool:

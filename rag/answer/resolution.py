@@ -17,7 +17,6 @@ from rag.answer.abstention import (
 )
 from rag.answer.compose import without_names
 from rag.answer.condense import condense, described_reference
-from rag.answer.everyday import is_everyday
 from rag.answer.history import Resolver, last_answer_papers
 from rag.answer.named_papers import asked_of_named, named_and_rest, papers_named
 from rag.answer.people import named_people
@@ -65,11 +64,6 @@ def condensed_question(
         # "love it", "got it, thanks": small talk, though "it" could point at the last papers;
         # "ty", "kk": no topic to ask the last answer's papers about.
         return Condensed(message, message, "chat")
-    if history and terms and is_everyday(index, message):
-        # "what time is it in tokyo right now": everyday talk with words of its own, which
-        # its "it" does not make a question about the last answer's papers (it was asked of
-        # PoLar); told so as a first message is (rag/answer/everyday.py)
-        return Condensed(message, message)
     if history and asks_only_if_out(message):
         # "where can I find the code?", "any code released?": of the papers just shown.
         previous = last_answer_papers(history, resolve, message)

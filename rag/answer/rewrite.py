@@ -411,7 +411,8 @@ def rule_rewrite(
         if not [s for s in topic_spans(question) if s not in ((found or it).span(), it.span())]:
             # "why does it happen?" asks nothing of the paper but of its topic: asked of the
             # paper ("why does ExPLAIND happen?", no word but the name), any of its sentences
-            # passed, one saying nothing of grokking; they are judged on the topic's question.
+            # passed, one saying nothing of grokking; they are judged on the follow-up with
+            # the topic in place of "it" ("why does grokking happen?").
             return replace(asked_of(rewritten, papers), original=question, pick=rewritten)
         if any(paper_name(p).lower() in rewritten.lower() for p in papers):  # "about ConPress"
             return Condensed(rewritten, question, "rule", tuple(papers), asked=asked)

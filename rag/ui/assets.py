@@ -182,8 +182,8 @@ footer button.settings::after {
   /* The chat fills the screen below the title, the question box just under the fold, and an
      answer takes nearly the chat's whole width (Gradio keeps 60 px beside a bubble): 8 px
      from its border, and on the right clear of the Clear button's 23 px column, which floats
-     over the chat's top-right corner as the answers scroll under it. The question's bubble
-     ends where the answers' do (the rule above, at every width). */
+     over the chat's top-right corner as the answers scroll under it; the question's bubble
+     keeps clear of it at every width (the rule above). */
   #chat { height: max(360px, calc(100dvh - 300px)) !important; }
   #chat .bot-row {
     max-width: calc(100% - 32px) !important; margin-left: 8px !important;

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rag import api, prompts
-from rag.answer.everyday import is_everyday
+from rag.answer.everyday import reads_everyday
 from rag.index.paper_index import Index
 from tests.answer.chat_turns import chat, first_authors
 
@@ -55,16 +55,35 @@ def test_after_an_answer_everyday_talk_is_not_asked_of_its_paper(real_seed_index
         "main limitation?",
         "runtime on a laptop?",
         "how do transformers learn in-context?",
-        # other fields' research is research too: the judgement reads no collection
+        # other fields' research reads as research too, over any collection
         "Is vitamin D linked to depression?",
         "what dose of aspirin prevents stroke?",
         "calcium imaging",
     ],
 )
-def test_research_in_any_field_is_not_everyday(real_seed_index: Index, message: str) -> None:
-    assert not is_everyday(real_seed_index, message)
+def test_research_in_any_field_does_not_read_as_everyday(
+    real_seed_index: Index, message: str
+) -> None:
+    assert not reads_everyday(real_seed_index, message)
 
 
-def test_with_another_embedder_no_message_is_everyday(seed_index: Index) -> None:
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("message", "author"),
+    [
+        # read as everyday, yet BASIL comes near it: answered (a reviewer, stop 66)
+        ("what's the best way to cluster my data?", "Luwei Wang"),
+        ("graph neural networks", "Wei Ju"),
+    ],
+)
+def test_a_message_a_paper_comes_near_is_answered(
+    real_seed_index: Index, message: str, author: str
+) -> None:
+    answer = api.ask(message, index=real_seed_index, backend="extractive")
+    assert not answer.answer.startswith(EVERYDAY_REPLY), answer.answer
+    assert author in first_authors(answer), answer.answer
+
+
+def test_with_another_embedder_no_message_reads_as_everyday(seed_index: Index) -> None:
     # the fitted weights read the bundled MiniLM's vectors only
-    assert not is_everyday(seed_index, "whats 18 times 27")
+    assert not reads_everyday(seed_index, "whats 18 times 27")
