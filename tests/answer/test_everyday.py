@@ -35,14 +35,25 @@ def test_an_everyday_message_is_told_it_is_not_for_the_papers(
 
 
 @pytest.mark.slow
-def test_after_an_answer_everyday_talk_is_not_asked_of_its_paper(real_seed_index: Index) -> None:
-    # "whats 18 times 27" was asked of CPO ("whats 18 times 27 (CPO)?") and quoted its finding
-    # (a new user, stop 66); the talk goes on about CPO after it.
-    first, aside, then = chat(
-        real_seed_index, ["What goes wrong with DPO?", "whats 18 times 27", "main limitation?"]
+@pytest.mark.parametrize(
+    "aside",
+    [
+        # asked of CPO ("whats 18 times 27 (CPO)?") and quoted its finding (a new user, stop 66)
+        "whats 18 times 27",
+        # "it" read as the topic: "what time is What goes wrong with DPO (CPO)?"
+        "what time is it?",
+    ],
+)
+def test_after_an_answer_everyday_talk_is_not_asked_of_its_paper(
+    real_seed_index: Index, aside: str
+) -> None:
+    # the talk goes on about CPO after it
+    first, aside_answer, then = chat(
+        real_seed_index, ["What goes wrong with DPO?", aside, "main limitation?"]
     )
     assert first_authors(first) == ["Yonggang Zhang"], first.answer
-    assert aside.answer.startswith(EVERYDAY_REPLY) and not aside.citations, aside.answer
+    told = aside_answer.answer
+    assert told.startswith(EVERYDAY_REPLY) and not aside_answer.citations, told
     assert first_authors(then) == ["Yonggang Zhang"], then.answer
 
 
