@@ -340,10 +340,10 @@ def rule_rewrite(
     # "who wrote it?" after an answer on several papers: "it" could be any, and each record is
     # a line, so each one's (the first alone looked like the answer's only paper's)
     ambiguous = found is not None and found.group().lower() in BARE_IT and record_fields(text)
-    wanted = (
+    pointed = (
         numbers if found is None or PLURAL_REF.search(text) or pair or ambiguous else numbers[:1]
     )
-    papers = unique(paper_cited(last, k, resolve) for k in wanted)
+    papers = unique(paper_cited(last, k, resolve) for k in pointed)
     the_others = found is not None and bool(OTHERS_REF.fullmatch(found.group()))
     if the_others:
         shown = {p.id for p in papers}
@@ -408,11 +408,14 @@ def rule_rewrite(
         # chosen for do not make it look as if it answered a new aspect ("does it help with
         # image classification?" after "TRM trust region bounds").
         asked = _with_name(question, (found or it).span(), papers)
-        if not [s for s in topic_spans(question) if s not in ((found or it).span(), it.span())]:
+        own = [s for s in topic_spans(question) if s not in ((found or it).span(), it.span())]
+        if not own and wanted(question) is not Want.DEFINITION:
             # "why does it happen?" asks nothing of the paper but of its topic: asked of the
             # paper ("why does ExPLAIND happen?", no word but the name), any of its sentences
             # passed, one saying nothing of grokking; they are judged on the follow-up with
-            # the topic in place of "it" ("why does grokking happen?").
+            # the topic in place of "it" ("why does grokking happen?"). "how does it work?"
+            # asks how the paper's method does (judged on the topic, it got the background
+            # sentence naming the topic again).
             return replace(asked_of(rewritten, papers), original=question, pick=rewritten)
         if any(paper_name(p).lower() in rewritten.lower() for p in papers):  # "about ConPress"
             return Condensed(rewritten, question, "rule", tuple(papers), asked=asked)
