@@ -53,10 +53,13 @@ class Turn:
 
     @property
     def unread(self) -> bool:
-        """Whether the question was not searched: the bundled models read English only, or it
-        only pointed at earlier papers when there were none. It found no paper and has no words
-        a follow-up could take up."""
-        return self.answer.lstrip().startswith(_UNREAD) or prompts.NONE_EARLIER in self.answer
+        """Whether the question was not read as one for the papers: the bundled models read
+        English only, it only pointed at earlier papers when there were none, or it was
+        everyday talk no paper comes near. It found no paper and has no words a follow-up could
+        take up ("how many layers does it skip?" after "weather in Paris?" was asked of the
+        weather)."""
+        text = self.answer.lstrip()
+        return text.startswith((_UNREAD, _EVERYDAY)) or prompts.NONE_EARLIER in self.answer
 
 
 Resolver = Callable[[str], "Paper | None"]
@@ -65,6 +68,7 @@ Resolver = Callable[[str], "Paper | None"]
 # text, so that a chat's rendered messages say it as the Answer does.
 _ABSTAINED = prompts.NO_PAPER_ON_IT.rstrip(".")
 _UNREAD = prompts.ENGLISH_ONLY.split(",")[0]
+_EVERYDAY = prompts.EVERYDAY.split(",")[0]
 
 
 # The page's marks around an answer: a badge before a turn ("English only", "No paper on
@@ -158,8 +162,7 @@ def paper_cited(turn: Turn, n: int, resolve: Resolver | None) -> Paper | None:
     return None
 
 
-# The replies to a message that named no topic ("got it, thanks", "what's in here?") or was
-# everyday talk ("whats 18 times 27").
+# The replies to a message that named no topic ("got it, thanks", "what's in here?").
 _NO_TOPIC_REPLIES = tuple(
     reply.split("{")[0]
     for reply in (
@@ -169,7 +172,6 @@ _NO_TOPIC_REPLIES = tuple(
         prompts.NO_TOPIC_EMPTY,
         prompts.THANKED,
         prompts.THANKED_AGAIN,
-        prompts.EVERYDAY,
     )
 )
 

@@ -267,14 +267,6 @@ def answer_stream(
         index, query, k=k, retriever=retriever or settings.retriever, filters=filters
     )
     timings["retrieve_s"] = time.perf_counter() - t0
-    if condensed.method == "as-is" and hits and everyday_talk(index, query, hits):
-        # "whats 18 times 27", first or after an answer: everyday talk that no paper comes near
-        # (rag/answer/everyday.py). Answered, "times" quoted ten papers on inference time; after
-        # an answer, it was asked of that answer's paper ("whats 18 times 27 (CPO)?").
-        yield from _overview(
-            index, question, name, notice, timings, t0, standalone, language, everyday=True
-        )
-        return
     least = settings.min_relevance
     own: Decision | None = None  # the decision on the message's own hits, once it is made
     if condensed.method == "as-is" and hits:
@@ -284,6 +276,14 @@ def answer_stream(
             # "capabilities", yet the message asks about the collection (rag/answer/topicless.py).
             yield from _overview(
                 index, question, name, notice, timings, t0, standalone, language, history=history
+            )
+            return
+        if everyday_talk(index, query, hits):
+            # "whats 18 times 27", first or after an answer: everyday talk that no paper comes
+            # near (rag/answer/everyday.py). Answered, "times" quoted ten papers on inference
+            # time; after an answer it was asked of that answer's paper ("... (CPO)?").
+            yield from _overview(
+                index, question, name, notice, timings, t0, standalone, language, everyday=True
             )
             return
     if history and own is not None:
@@ -639,7 +639,10 @@ def _overview(
     overview = everyday_reply(index) if everyday else no_topic(index, searched, said, question)
     yield overview
     timings["total_s"] = time.perf_counter() - t0
-    yield Answer(question, overview, (), (), False, (), name, notice, timings, standalone, language)
+    # everyday talk is declined, as a question no paper is on is
+    yield Answer(
+        question, overview, (), (), everyday, (), name, notice, timings, standalone, language
+    )
 
 
 def _record_answer(

@@ -17,7 +17,6 @@ from rag.answer.abstention import (
 )
 from rag.answer.compose import without_names
 from rag.answer.condense import condense, described_reference
-from rag.answer.everyday import everyday_talk, reads_everyday
 from rag.answer.history import Resolver, last_answer_papers
 from rag.answer.named_papers import asked_of_named, named_and_rest, papers_named
 from rag.answer.people import named_people
@@ -65,13 +64,6 @@ def condensed_question(
         # "love it", "got it, thanks": small talk, though "it" could point at the last papers;
         # "ty", "kk": no topic to ask the last answer's papers about.
         return Condensed(message, message, "chat")
-    if history and terms and reads_everyday(index, message):
-        # "what time is it?", "is it going to rain in Vienna this weekend?": everyday talk no
-        # paper comes near is not a follow-up on the last papers, whatever its "it" ("what time
-        # is DPO vs RLHF (CPO)?" quoted CPO); told so as a first message is
-        hits = search(index, message, k=index.settings.top_k, retriever="hybrid")
-        if everyday_talk(index, message, hits):
-            return Condensed(message, message)
     if history and asks_only_if_out(message):
         # "where can I find the code?", "any code released?": of the papers just shown.
         previous = last_answer_papers(history, resolve, message)

@@ -40,14 +40,13 @@ def test_an_everyday_message_is_told_it_is_not_for_the_papers(
     [
         # asked of CPO ("whats 18 times 27 (CPO)?") and quoted its finding (a new user, stop 66)
         "whats 18 times 27",
-        # "it" read as the topic: "what time is What goes wrong with DPO (CPO)?"
-        "what time is it?",
+        "how tall is the eiffel tower?",
     ],
 )
 def test_after_an_answer_everyday_talk_is_not_asked_of_its_paper(
     real_seed_index: Index, aside: str
 ) -> None:
-    # the talk goes on about CPO after it
+    # the talk goes on about CPO after it, and the aside is no referent
     first, aside_answer, then = chat(
         real_seed_index, ["What goes wrong with DPO?", aside, "main limitation?"]
     )
@@ -98,3 +97,16 @@ def test_a_message_a_paper_comes_near_is_answered(
 def test_with_another_embedder_no_message_reads_as_everyday(seed_index: Index) -> None:
     # the fitted weights read the bundled MiniLM's vectors only
     assert not reads_everyday(seed_index, "whats 18 times 27")
+
+
+@pytest.mark.slow
+def test_everyday_talk_is_no_referent_for_a_later_it(real_seed_index: Index) -> None:
+    # "how many layers does it skip?" after "weather in Paris?" was searched as "how many layers
+    # does weather in Paris skip (PoLar)?" (the trial conversations, stop 66)
+    first, aside, then = chat(
+        real_seed_index,
+        ["which papers skip layers at inference?", "weather in Paris?", "how many does it skip?"],
+    )
+    assert "Ziyue Li" in first_authors(first), first.answer
+    assert aside.abstained and not aside.citations, aside.answer
+    assert then.standalone is not None and "Paris" not in then.standalone, then.standalone
