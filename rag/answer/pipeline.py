@@ -278,10 +278,11 @@ def answer_stream(
                 index, question, name, notice, timings, t0, standalone, language, history=history
             )
             return
-        if everyday_talk(index, query, hits):
+        if everyday_talk(index, query, hits) and not asks_no_paper(index, query):
             # "whats 18 times 27", first or after an answer: everyday talk that no paper comes
             # near (rag/answer/everyday.py). Answered, "times" quoted ten papers on inference
-            # time; after an answer it was asked of that answer's paper ("... (CPO)?").
+            # time; after an answer it was asked of that answer's paper ("... (CPO)?"). Chat
+            # ("gracias!") gets the collection's overview, as before.
             yield from _overview(
                 index, question, name, notice, timings, t0, standalone, language, everyday=True
             )
