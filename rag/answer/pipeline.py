@@ -278,10 +278,12 @@ def answer_stream(
                 index, question, name, notice, timings, t0, standalone, language, history=history
             )
             return
-        if everyday_talk(index, query, hits) and not asks_no_paper(index, query):
+        would_answer = own.answerable or bool(history)  # as itself, or of the last papers
+        if would_answer and everyday_talk(index, query, hits) and not asks_no_paper(index, query):
             # "whats 18 times 27", first or after an answer: everyday talk that no paper comes
             # near (rag/answer/everyday.py). Answered, "times" quoted ten papers on inference
-            # time; after an answer it was asked of that answer's paper ("... (CPO)?"). Chat
+            # time; after an answer it was asked of that answer's paper ("... (CPO)?"). What
+            # abstains anyway says which words no paper uses ("sourdough bread recipe"); chat
             # ("gracias!") gets the collection's overview, as before.
             yield from _overview(
                 index, question, name, notice, timings, t0, standalone, language, everyday=True
