@@ -278,15 +278,28 @@ def answer_stream(
                 index, question, name, notice, timings, t0, standalone, language, history=history
             )
             return
-        would_answer = own.answerable or bool(history)  # as itself, or of the last papers
-        if would_answer and everyday_talk(index, query, hits) and not asks_no_paper(index, query):
+        if everyday_talk(index, query, hits) and not asks_no_paper(index, query):
             # "whats 18 times 27", first or after an answer: everyday talk that no paper comes
             # near (rag/answer/everyday.py). Answered, "times" quoted ten papers on inference
-            # time; after an answer it was asked of that answer's paper ("... (CPO)?"). What
-            # abstains anyway says which words no paper uses ("sourdough bread recipe"); chat
+            # time; after an answer it was asked of that answer's paper ("... (CPO)?"). Chat
             # ("gracias!") gets the collection's overview, as before.
-            yield from _overview(
-                index, question, name, notice, timings, t0, standalone, language, everyday=True
+            unused = words_no_paper_holds(index, query)
+            if not unused:
+                yield from _overview(
+                    index, question, name, notice, timings, t0, standalone, language, everyday=True
+                )
+                return
+            # "sourdough bread recipe", "tips to improve my memory for people's names": which
+            # words no paper uses says more, and none is near (the latter was only hedged)
+            said = (
+                f"{prompts.NO_PAPER_ON_IT} "
+                + prompts.NO_PAPER_USES.format(words=quoted_words(unused))
+                + f" {prompts.NONE_NEAR}"
+            )
+            yield said
+            timings["total_s"] = time.perf_counter() - t0
+            yield Answer(
+                question, said, (), (), True, (), name, notice, timings, standalone, language
             )
             return
     if history and own is not None:

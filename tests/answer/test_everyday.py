@@ -34,31 +34,29 @@ def test_everyday_talk_the_papers_would_answer_is_told_it_is_not_for_them(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "message", ["how tall is the eiffel tower?", "best pizza in naples", "sourdough bread recipe"]
+    "message",
+    [
+        "how tall is the eiffel tower?",
+        "sourdough bread recipe",
+        "best pizza in naples",
+    ],
 )
 def test_everyday_talk_that_abstains_anyway_says_which_words_no_paper_uses(
     real_seed_index: Index, message: str
 ) -> None:
     answer = api.ask(message, index=real_seed_index, backend="extractive")
-    assert answer.abstained and not answer.citations, answer.answer
+    assert answer.abstained and not answer.citations and not answer.nearest, answer.answer
     assert answer.answer.startswith(prompts.NO_PAPER_ON_IT), answer.answer
+    assert "No paper's title or abstract uses" in answer.answer, answer.answer
+    assert prompts.NONE_NEAR in answer.answer, answer.answer
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "aside",
-    [
-        # asked of CPO ("whats 18 times 27 (CPO)?") and quoted its finding (a new user, stop 66)
-        "whats 18 times 27",
-        "how tall is the eiffel tower?",
-    ],
-)
-def test_after_an_answer_everyday_talk_is_not_asked_of_its_paper(
-    real_seed_index: Index, aside: str
-) -> None:
-    # the talk goes on about CPO after it, and the aside is no referent
+def test_after_an_answer_everyday_talk_is_not_asked_of_its_paper(real_seed_index: Index) -> None:
+    # "whats 18 times 27" was asked of CPO ("whats 18 times 27 (CPO)?") and quoted its finding
+    # (a new user, stop 66); the talk goes on about CPO after it, the aside no referent
     first, aside_answer, then = chat(
-        real_seed_index, ["What goes wrong with DPO?", aside, "main limitation?"]
+        real_seed_index, ["What goes wrong with DPO?", "whats 18 times 27", "main limitation?"]
     )
     assert first_authors(first) == ["Yonggang Zhang"], first.answer
     told = aside_answer.answer
@@ -111,12 +109,12 @@ def test_with_another_embedder_no_message_reads_as_everyday(seed_index: Index) -
 
 @pytest.mark.slow
 def test_everyday_talk_is_no_referent_for_a_later_it(real_seed_index: Index) -> None:
-    # "how many layers does it skip?" after "weather in Paris?" was searched as "how many layers
-    # does weather in Paris skip (PoLar)?" (the trial conversations, stop 66)
+    # read as a turn on its own, "how many does it skip?" after it was asked of its words
+    # ("how many does 18 times 27 skip?"), as it was of "weather in Paris" (stop 66, on the way)
     first, aside, then = chat(
         real_seed_index,
-        ["which papers skip layers at inference?", "weather in Paris?", "how many does it skip?"],
+        ["which papers skip layers at inference?", "whats 18 times 27", "how many does it skip?"],
     )
     assert "Ziyue Li" in first_authors(first), first.answer
     assert aside.abstained and not aside.citations, aside.answer
-    assert then.standalone is not None and "Paris" not in then.standalone, then.standalone
+    assert then.standalone == "how many does PoLar skip?", then.standalone
