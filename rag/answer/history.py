@@ -56,8 +56,8 @@ class Turn:
         """Whether the question was not read as one for the papers: the bundled models read
         English only, it only pointed at earlier papers when there were none, or it was
         everyday talk no paper comes near. It found no paper and has no words a follow-up could
-        take up ("how many layers does it skip?" after "weather in Paris?" was asked of the
-        weather)."""
+        take up ("how many does it skip?" after "whats 18 times 27" is PoLar's, not "18 times
+        27")."""
         text = self.answer.lstrip()
         return text.startswith((_UNREAD, _EVERYDAY)) or prompts.NONE_EARLIER in self.answer
 

@@ -289,8 +289,8 @@ def answer_stream(
                     index, question, name, notice, timings, t0, standalone, language, everyday=True
                 )
                 return
-            # "sourdough bread recipe", "tips to improve my memory for people's names": which
-            # words no paper uses says more, and none is near (the latter was only hedged)
+            # "sourdough bread recipe", "best pizza in naples": which words no paper uses says
+            # more, as the abstention says it, and none came near
             said = (
                 f"{prompts.NO_PAPER_ON_IT} "
                 + prompts.NO_PAPER_USES.format(words=quoted_words(unused))
