@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from rag.answer.abstention import words_no_paper_holds
-from rag.answer.record_questions import names_no_paper
+from rag.answer.record_questions import fields_asked_of_named
 from rag.answer.rewrite import Condensed
 from rag.index.catalog import per_catalog
 from rag.index.paper_index import Index
@@ -150,16 +150,19 @@ def asked_of_named(index: Index, question: str, filters: Filters | None = None) 
 
 def record_of_named(
     index: Index, question: str, filters: Filters | None = None
-) -> Condensed | None:
+) -> tuple[Condensed, tuple[str, ...]] | None:
     """A request for the records of the papers it names and nothing else ("bibtex for ZS-SVD",
-    "RIS for ICGNN please", "when was ConPress published?"): of those papers, whose record
-    lines (and entries) answer it. Searched as typed, "bibtex for IDFT" was told no paper used
-    "bibtex" and answered with IDFT's finding (a new user, stop 66). None when it names no
-    paper or asks something besides the record ("who wrote ICGNN and is it fast?")."""
+    "RIS for ICGNN please", "reference for Certified Circuits", "ICGNN authors"): of those
+    papers, with the fields it asks for (`fields_asked_of_named`), whose record lines (and
+    entries) answer it. Searched as typed, "bibtex for IDFT" was told no paper used "bibtex"
+    and answered with IDFT's finding, "reference for Certified Circuits" with its finding (new
+    users, stop 66). None when it names no paper or asks something besides the record ("who
+    wrote ICGNN and is it fast?")."""
     papers, rest = named_and_rest(index, question, filters)
-    if not papers or not names_no_paper(rest):
+    fields = fields_asked_of_named(question, rest) if papers else ()
+    if not fields:
         return None
-    return Condensed(question, question, "papers", papers)
+    return Condensed(question, question, "papers", papers), fields
 
 
 def asked_of_one_named(

@@ -202,8 +202,8 @@ def answer_stream(
         condensed = naming_another(index, condensed, filters)
     # "who wrote it?", "authors?", "when was it published?": the record answers, not the abstract.
     fields = record_fields(condensed.original)
-    if fields and not condensed.papers:
-        condensed = record_of_named(index, condensed.original, filters) or condensed
+    if not condensed.papers and (record := record_of_named(index, condensed.original, filters)):
+        condensed, fields = record  # "bibtex for IDFT", "reference for Certified Circuits"
     of_last = names_only_fields(condensed.original) or (
         BIBTEX in fields and names_no_paper(condensed.original)  # "export both as BibTeX"
     )

@@ -136,6 +136,28 @@ def names_no_paper(question: str) -> bool:
     return all(w in _FIELD_WORDS or w in _IGNORED or w in _ASKING_WORDS for w in words)
 
 
+def fields_asked_of_named(question: str, rest: str) -> tuple[str, ...]:
+    """The record fields `question` asks of the papers it names, `rest` being the question
+    without their names: those `record_fields` reads ("bibtex for IDFT", "when was ConPress
+    published?"), or, when the rest's words are field names and fillers alone ("reference for",
+    "authors", "source for the paper"), the fields they name; () when it asks anything else
+    ("who wrote ICGNN and is it fast?", "what do the authors of ICGNN find?")."""
+    if not names_no_paper(rest):
+        return ()
+    if fields := record_fields(question):
+        return fields
+    words = {w.lower() for w in CONTENT_WORD.findall(rest)}
+    if not words or not words <= {*_FIELD_WORDS, *_IGNORED, *_THE_PAPER}:
+        return ()
+    asked = {field for w in words if w in _FIELD_WORDS for field in _FIELD_WORDS[w]}
+    if BIBTEX in asked:
+        asked |= {AUTHORS, YEAR, LINK}
+    return tuple(f for f in (AUTHORS, YEAR, LINK, BIBTEX) if f in asked)
+
+
+_THE_PAPER = frozenset("paper papers article articles work".split())  # noqa: SIM905
+
+
 # The words of `_ASKS`, beside the paper asked about.
 _ASKING_WORDS = frozenset(
     """who wrote writes written authored whom behind when year date publication release

@@ -9,7 +9,13 @@ from __future__ import annotations
 import pytest
 
 from rag import api
-from rag.answer.record_questions import entry_format, names_no_paper, record_fields, record_line
+from rag.answer.record_questions import (
+    entry_format,
+    fields_asked_of_named,
+    names_no_paper,
+    record_fields,
+    record_line,
+)
 from rag.answer.rendering import Answer
 from rag.index.paper_index import Index
 from rag.records import Paper
@@ -308,3 +314,45 @@ def test_a_request_for_a_named_paper_s_entry_gives_it(
     assert [c.hit.paper.citation_key for c in answer.citations] == [key], answer.answer
     assert f"```{fence}\n" in answer.answer and key in answer.answer, answer.answer
     assert "No paper's title" not in answer.answer, answer.answer
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("request_", "key"),
+    [
+        # before: its finding (a re-trial, stop 66)
+        ("reference for Certified Circuits", "anani_certified"),
+        ("Certified Circuits reference?", "anani_certified"),
+        ("ICGNN authors", "ju_icgnn"),
+        ("source for the PoLar paper", "li_polar"),
+        # before: "No paper's title or abstract uses “citation”."
+        ("citation for ICGNN", "ju_icgnn"),
+    ],
+)
+def test_a_field_name_beside_a_named_paper_asks_for_its_record(
+    real_seed_index: Index, request_: str, key: str
+) -> None:
+    answer = api.ask(request_, index=real_seed_index, backend="extractive")
+    assert [c.hit.paper.citation_key for c in answer.citations] == [key], answer.answer
+    assert [s["reason"] for s in answer.sentences] == ["record"], answer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "fields"),
+    [
+        ("bibtex for IDFT", "IDFT", ("authors", "year", "link", "bibtex")),
+        ("reference for ICGNN", "ICGNN", ("authors", "year", "link")),
+        ("ICGNN authors", "ICGNN", ("authors",)),
+        ("when was ConPress published?", "ConPress", ("year",)),
+        ("source for the PoLar paper", "PoLar", ("authors", "year", "link")),
+        ("who wrote ICGNN and is it fast?", "ICGNN", ()),  # asks something besides the record
+        ("what do the authors of ICGNN find?", "ICGNN", ()),  # what they say, not who they are
+        ("what does ICGNN do?", "ICGNN", ()),
+        ("ICGNN", "ICGNN", ()),
+    ],
+)
+def test_the_fields_asked_of_a_named_paper_are_read_from_the_rest(
+    question: str, name: str, fields: tuple[str, ...]
+) -> None:
+    rest = " ".join(question.replace(name, " ").split())
+    assert fields_asked_of_named(question, rest) == fields
