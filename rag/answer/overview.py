@@ -42,7 +42,7 @@ def no_topic(
     if not papers:
         return prompts.NO_TOPIC_EMPTY
     areas = Counter(p.area for p in papers if p.area)
-    number = f"{len(papers)} paper{'s' if len(papers) != 1 else ''}"
+    number = _papers(len(papers))
     collection, topic = number, "the method you work on"
     if areas:
         collection += f": {spread(areas, len(papers))}"
@@ -65,8 +65,12 @@ def no_topic(
 
 def everyday_reply(index: Index) -> str:
     """Return the reply to everyday talk (`prompts.EVERYDAY`, rag/answer/everyday.py)."""
-    count = len(index.papers)
-    return prompts.EVERYDAY.format(count=f"{count} paper{'s' if count != 1 else ''}")
+    return prompts.EVERYDAY.format(count=_papers(len(index.papers)))
+
+
+def _papers(count: int) -> str:
+    """The count of papers as a reply writes it: "40 papers", "1 paper"."""
+    return f"{count} paper{'s' if count != 1 else ''}"
 
 
 # Words that thank, a closed class: "thanks!", "ok, ty", "cheers", "I appreciate it".

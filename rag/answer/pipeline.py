@@ -291,11 +291,7 @@ def answer_stream(
                 return
             # "sourdough bread recipe", "best pizza in naples": which words no paper uses says
             # more, as the abstention says it, and none came near
-            said = (
-                f"{prompts.NO_PAPER_ON_IT} "
-                + prompts.NO_PAPER_USES.format(words=quoted_words(unused))
-                + f" {prompts.NONE_NEAR}"
-            )
+            said = _naming_unused(f"{prompts.NO_PAPER_ON_IT} {prompts.NONE_NEAR}", unused)
             yield said
             timings["total_s"] = time.perf_counter() - t0
             yield Answer(
@@ -429,9 +425,7 @@ def answer_stream(
             # "best hiking trails in the Alps" by BM25 within one author's papers, "what's the
             # weather like today?": none listed (rag/answer/nearest.py)
             said, hits = f"{prompts.NO_PAPER_ON_IT} {prompts.NONE_NEAR}", []
-        if unused:
-            first, rest = said.split(". ", 1)
-            said = f"{first}. {prompts.NO_PAPER_USES.format(words=quoted_words(unused))} {rest}"
+        said = _naming_unused(said, unused)
         yield said
         timings["total_s"] = time.perf_counter() - t0
         # After papers on it were shown ("any other papers on that?"), the next most probable
@@ -633,6 +627,16 @@ def _english_only(
     yield Answer(
         question, prompts.ENGLISH_ONLY, (), (), False, (), name, None, timings, language=language
     )
+
+
+def _naming_unused(said: str, unused: Sequence[str]) -> str:
+    """An abstention `said`, its first sentence followed by the `unused` words no paper holds
+    ("The collection has no paper on this question. No paper's title or abstract uses
+    “sourdough” ..."); as it is without any."""
+    if not unused:
+        return said
+    first, rest = said.split(". ", 1)
+    return f"{first}. {prompts.NO_PAPER_USES.format(words=quoted_words(unused))} {rest}"
 
 
 def _overview(

@@ -144,15 +144,9 @@ def fields_asked_of_named(question: str, rest: str) -> tuple[str, ...]:
     ("who wrote ICGNN and is it fast?", "what do the authors of ICGNN find?")."""
     if not names_no_paper(rest):
         return ()
-    if fields := record_fields(question):
-        return fields
-    words = {w.lower() for w in CONTENT_WORD.findall(rest)}
-    if not words or not words <= {*_FIELD_WORDS, *_IGNORED, *_THE_PAPER}:
-        return ()
-    asked = {field for w in words if w in _FIELD_WORDS for field in _FIELD_WORDS[w]}
-    if BIBTEX in asked:
-        asked |= {AUTHORS, YEAR, LINK}
-    return tuple(f for f in (AUTHORS, YEAR, LINK, BIBTEX) if f in asked)
+    # "source for the paper": the field names alone once "the paper" is left out
+    fields_only = " ".join(w for w in CONTENT_WORD.findall(rest) if w.lower() not in _THE_PAPER)
+    return record_fields(question) or record_fields(fields_only)
 
 
 _THE_PAPER = frozenset("paper papers article articles work".split())  # noqa: SIM905
