@@ -110,7 +110,8 @@ def record_fields(question: str) -> tuple[str, ...]:
 # "what did the authors show?": the authors are who says it, not what is asked for (a new
 # user got the author list; stop 58).
 _SAYING = re.compile(
-    r"\b(?:authors?|sources?|references?)\s+(?:\w+ly\s+)?(?:show|find|found|report|claim|"
+    # "the authors of show?": "what do the authors of ICGNN show?" without the name it names
+    r"\b(?:authors?|sources?|references?)\s+(?:of\s+)?(?:\w+ly\s+)?(?:show|find|found|report|claim|"
     r"conclude|propose|argue|demonstrate|say|said|suggest|prove|observe)\w*",
     re.IGNORECASE,
 )

@@ -347,6 +347,9 @@ def test_a_field_name_beside_a_named_paper_asks_for_its_record(
         ("source for the PoLar paper", "PoLar", ("authors", "year", "link")),
         ("who wrote ICGNN and is it fast?", "ICGNN", ()),  # asks something besides the record
         ("what do the authors of ICGNN find?", "ICGNN", ()),  # what they say, not who they are
+        # "show" is also a word of chat ("show me"): it got the author list (read-through)
+        ("what do the authors of ICGNN show?", "ICGNN", ()),
+        ("what did the authors of PoLar report?", "PoLar", ()),
         ("what does ICGNN do?", "ICGNN", ()),
         ("ICGNN", "ICGNN", ()),
     ],
