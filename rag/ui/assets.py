@@ -159,6 +159,15 @@ footer button.settings::after {
 /* The question's bubble ends clear of the Clear button's 23 px column, which floats over the
    chat's top-right corner: at 1280 px it covered the bubble's right edge (a new user, stop 66). */
 #chat .user-row { margin-right: 24px !important; }
+/* The chat's "↓" sat over the answer's text mid-width (on a phone, stop 60; at 1280 px, a new
+   user, stop 67): it goes to the column on the right that the answers leave free (the Clear
+   button's), made to fit it, at every width. */
+#chat .bot-row { margin-right: 24px !important; }
+#chat .scroll-down-button-container {
+  left: auto !important; right: 1px !important; bottom: 8px !important;
+  transform: none !important;
+}
+#chat .scroll-down-button-container button > div { width: 18px; height: 18px; }
 /* Phones: the sidebar overlays the whole page, so the page script closes it at first and
    when the window narrows; its toggle stays inside the screen when it is open. */
 @media (max-width: 768px) {
@@ -217,13 +226,6 @@ footer button.settings::after {
      tabs leave it the first 48 px. */
   #settings:not(.open) .toggle-button::after { left: -2px; transform: translateY(-50%); }
   [role="tablist"] { margin-left: 16px; }
-  /* The chat's "↓" sat over the answer's text mid-width: it goes to the column on the right
-     that the answers leave free (the Clear button's), made to fit it. */
-  #chat .scroll-down-button-container {
-    left: auto !important; right: 1px !important; bottom: 8px !important;
-    transform: none !important;
-  }
-  #chat .scroll-down-button-container button > div { width: 18px; height: 18px; }
   /* A whole abstract made each card taller than the screen (four cards: 6,000 px), and a tap
      on [n] landed mid-card: the abstract scrolls inside its card, opened at the quoted
      sentence by the page script. */

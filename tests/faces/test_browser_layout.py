@@ -215,6 +215,29 @@ def test_desktop_question_bubble_is_clear_of_the_chats_clear_button(
     page.close()
 
 
+def test_desktop_scroll_button_lies_over_no_answer_text(browser: Browser, served: Served) -> None:
+    # A new user at 1280 px (stop 67): scrolled up, the chat's "↓" sat mid-width over an
+    # answer ("De↓ng et al. (ConPress)"); only phones had it moved to the free right column.
+    page = open_desktop(browser, served)
+    for question in [*QUESTIONS, *QUESTIONS]:  # the chat overflows, so that it scrolls
+        ask(page, question)
+    page.locator("#chat .bubble-wrap").hover()
+    page.mouse.wheel(0, -3000)  # the reader scrolls up
+    # read at once, while the button is on the page (Gradio redraws it as the chat moves)
+    button, texts = page.wait_for_function(
+        "() => { const b = document.querySelector('#chat .scroll-down-button-container button');"
+        " if (!b || !b.isConnected) return null; const box = (e) => { const r ="
+        " e.getBoundingClientRect(); return [r.x, r.y, r.x + r.width, r.y + r.height]; };"
+        " const texts = document.querySelectorAll(\"#chat [data-testid='bot']\");"
+        " return [box(b), [...texts].map(box)]; }",
+        timeout=5000,
+    ).json_value()
+    x0, y0, x1, y1 = button
+    for left, top, right, bottom in texts:
+        assert right <= x0 or bottom <= y0 or top >= y1 or left >= x1, (button, texts)
+    page.close()
+
+
 def test_phone_empty_chat_text_is_inset_from_its_border(browser: Browser, served: Served) -> None:
     # A new user at 390 px (stop 63): "Ask a question about the papers, or start with an
     # example:" ran against the chat's left border.
