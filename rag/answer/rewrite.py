@@ -370,6 +370,12 @@ def rule_rewrite(
         # "is there another paper on fairness?" then "how do they compare?": the paper shown
         # last and the one shown before it
         papers = with_earlier(turns, last, papers, resolve)
+    elif len(papers) == 1 and found is not None and found.group().lower() == "them":
+        # "give me a BibTeX for them" after "what did the second one find?": a plural object
+        # after one paper of a set is the set ("they" stays the authors: "what did they use?")
+        in_set = papers_of(set_turn(turns), resolve)
+        if len(in_set) > 1 and papers[0].id in {p.id for p in in_set}:
+            papers = in_set
     # After an abstention, "its" is its topic's, as after one paper: it listed no answer.
     it = _topic_it(text, [] if last.nearest else numbers)
     asked_alone = _asked_on_its_own(turns, last) if it is not None else last

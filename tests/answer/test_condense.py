@@ -94,6 +94,16 @@ def test_a_question_asked_of_a_pair_is_told_from_one_of_its_authors(
     assert asks_of_a_pair(question) is pair
 
 
+def test_them_after_one_paper_of_a_set_is_the_set() -> None:
+    # A new user (stop 67): "give me a BibTeX for them" after "what did the second one find?"
+    # exported the second paper alone; the plural meant both papers of the list.
+    turns = [*TWO_PAPERS, Turn(FOLLOW_UP, "BetaGAN used QM9 [1].", (BETA,))]
+    assert rule_rewrite("give me a BibTeX for them", turns).papers == (ALPHA, BETA)
+    assert rule_rewrite("what did they find?", turns).papers == (BETA,)  # its authors
+    alone = [Turn("What is BetaGAN?", "BetaGAN does [1].", (BETA,))]
+    assert rule_rewrite("how do I cite them?", alone).papers == (BETA,)  # no set to mean
+
+
 def test_the_second_one_is_the_paper_cited_second() -> None:
     result = rule_rewrite(FOLLOW_UP, TWO_PAPERS)
     assert result.papers == (BETA,)
