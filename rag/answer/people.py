@@ -62,6 +62,8 @@ class People:
     rest: str
 
 
+# After a lone surname, a paper in the singular: the paper its label names ("the Matveev paper").
+_ONE_PAPER = re.compile(r"\s+(?:paper|work|study|article|preprint)\b(?!s)", re.I)
 Phrase = tuple[tuple[str, ...], str, Paper]  # folded words, the name as shown, its paper
 
 
@@ -95,7 +97,37 @@ def _table(papers: dict[str, Paper]) -> dict[str, list[Phrase]]:
     for paper in papers.values():
         for shown, phrase in _phrases(paper):
             table.setdefault(phrase[0], []).append((phrase, shown, paper))
+    for surname, (author, theirs) in _one_person_surnames(papers).items():
+        # "papers by Yüksel": a surname no other author of the collection has names that
+        # author on every paper of theirs, not only where it is the label's ("D'Angelo et al."
+        # has Oğuz Yüksel second); "Li", many people's, still names the labels' Li alone.
+        kept = [entry for entry in table.get(surname, []) if entry[0] != (surname,)]
+        table[surname] = kept + [((surname,), author, paper) for paper in theirs]
     return table
+
+
+def _label_shows(paper: Paper, surname: str) -> bool:
+    """Whether the label the answers show for `paper` ("D'Angelo et al.") has `surname`."""
+    label = author_phrase(paper.authors[:3], paper.authors_truncated)
+    return surname in _WORD.findall(fold(label))
+
+
+def _one_person_surnames(papers: dict[str, Paper]) -> dict[str, tuple[str, list[Paper]]]:
+    """Each surname (an author's last word, folded) that only one author's full name ends
+    with, mapped to that name as spelt first and the papers it is an author of."""
+    people: dict[str, dict[tuple[str, ...], str]] = {}
+    theirs: dict[str, list[Paper]] = {}
+    for paper in papers.values():
+        for author in paper.authors:
+            words = tuple(_WORD.findall(fold(author)))
+            if len(words) >= 2:
+                people.setdefault(words[-1], {}).setdefault(words, author)
+                theirs.setdefault(words[-1], []).append(paper)
+    return {
+        surname: (next(iter(names.values())), list({p.id: p for p in theirs[surname]}.values()))
+        for surname, names in people.items()
+        if len(names) == 1
+    }
 
 
 @per_catalog
@@ -153,7 +185,9 @@ def named_people(index: Index, question: str) -> People | None:
             if tuple(folded[i : i + n]) != phrase:
                 continue
             start, end = words[i][1], words[i + n - 1][2]
-            if _typed_as_name(question, start, end, phrase, held):
+            if _typed_as_name(question, start, end, phrase, held) and not (
+                n == 1 and _ONE_PAPER.match(question, end) and not _label_shows(paper, word)
+            ):  # "the Matveev paper" is the one the label names, not every paper of hers
                 found.append((start, end, n, shown, paper))
     # Of overlapping names, the longer: "Wei Ju et al." is Ju et al., not every paper of Wei Ju.
     spans = {(f[0], f[1], f[2]) for f in found}  # a few, though "Wang et al." finds many papers

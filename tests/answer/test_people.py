@@ -76,7 +76,22 @@ def test_full_names_and_answer_labels_name_people(question: str, ids: set[str], 
     ],
 )
 def test_a_lone_surname_or_no_name_names_nobody(question: str) -> None:
-    assert named_people(_index(GRAPH, PAIR, ALONE, WORDS, BEE), question) is None
+    # Another Wang and another Zhang wrote papers of the collection: "Wang" names no one person
+    others = Paper("o", ("Bo Kim", "Lei Wang", "Hao Zhang"), "We study trees.")
+    assert named_people(_index(GRAPH, PAIR, ALONE, WORDS, BEE, others), question) is None
+
+
+def test_a_surname_only_one_author_has_names_them_on_every_paper() -> None:
+    # A new user (stop 67): "papers by Yüksel" gave his own paper, not D'Angelo et al.'s,
+    # where he is the second author; "Wang", several people's, names none of them.
+    chains = Paper("d", ("Francesco D'Angelo", "Oğuz Yüksel", "Lei Wang"), "We study heads.")
+    index = _index(GRAPH, PAIR, ALONE, WORDS, BEE, chains)
+    people = named_people(index, "papers by Yüksel")
+    assert people is not None and {p.id for p in people.papers} == {"m", "d"}
+    assert people.names == ("Oğuz Yüksel",) and people.rest == "papers by"
+    assert named_people(index, "Wang on graphs") is None
+    the_paper = named_people(index, "what does the Yüksel paper show?")  # the label's, alone
+    assert the_paper is not None and {p.id for p in the_paper.papers} == {"m"}
 
 
 def test_decomposed_accents_read_as_composed() -> None:
