@@ -19,8 +19,10 @@ from rag.answer.compose import without_names
 from rag.answer.condense import condense, described_reference
 from rag.answer.history import Resolver, last_answer_papers
 from rag.answer.named_papers import asked_of_named, named_and_rest, papers_named
+from rag.answer.paper_choice import answered_from
 from rag.answer.people import named_people
 from rag.answer.references import (
+    COMPARED_OPENING,
     asks_for_more,
     asks_past_shown,
     first_reference,
@@ -157,8 +159,37 @@ def naming_another(index: Index, condensed: Condensed, filters: Filters | None) 
             papers = (*condensed.papers, *new)
             both = Condensed(condensed.question, condensed.question, "papers", papers, asked=asked)
     if both is None or not {p.id for p in both.papers} - {p.id for p in condensed.papers}:
+        both = beside_a_topic(index, condensed, filters)
+    if both is None or not {p.id for p in both.papers} - {p.id for p in condensed.papers}:
         return condensed
     return replace(both, original=condensed.original)
+
+
+def beside_a_topic(index: Index, condensed: Condensed, filters: Filters | None) -> Condensed | None:
+    """A message that sets the last answer beside a topic ("vs visual token reduction?" after
+    ConPress and ZS-SVD) is asked of the papers the per-paper judgement picks on that topic
+    too (the answer set them beside nothing: a new user, stop 67); None when the message is
+    more than that, names a paper ("vs TreePO?": `naming_another`), or no paper is on it."""
+    opening = COMPARED_OPENING.match(condensed.original)
+    if opening is None or refers_back(condensed.original):
+        return None
+    words = _COMPARED_WORDS.sub("", condensed.original).strip(" ?")
+    if not words:
+        return None
+    hits = search(index, words, k=index.settings.top_k, filters=filters, rescore=True)
+    shown = {p.id for p in condensed.papers}
+    new = [h.paper for h in answered_from(index, words, hits) if h.paper.id not in shown]
+    if not new:
+        return None
+    return Condensed(condensed.question, condensed.question, "papers", (*condensed.papers, *new))
+
+
+# What opens a message that only sets the last answer beside something ("vs", "compared to").
+_COMPARED_WORDS = re.compile(
+    r"^\W*(?:and\s+|but\s+)?(?:vs\.?|versus|compared\s+(?:to|with)|as\s+opposed\s+to|"
+    r"relative\s+to)\s+",
+    re.IGNORECASE,
+)
 
 
 def source_of(index: Index, text: str) -> Paper | None:

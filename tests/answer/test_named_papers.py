@@ -153,6 +153,23 @@ def test_a_follow_up_naming_another_paper_asks_it_too(
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
+    ("first", "follow_up", "authors"),
+    [
+        # a new user (stop 67): the same two papers again, the token-merging paper never cited
+        ("LLM compression methods", "vs visual token reduction?",
+         {"Ali Abbasi", "Jie Deng", "Hyeonwoo Cho"}),
+        ("what is TreePO?", "versus sourdough baking?", {"Yizhi Li"}),  # no paper on it joins
+    ],
+)  # fmt: skip
+def test_a_follow_up_setting_the_answer_beside_a_topic_asks_that_topic_s_papers_too(
+    real_seed_index: Index, first: str, follow_up: str, authors: set[str]
+) -> None:
+    second = _asked_after(real_seed_index, first, follow_up)
+    assert set(first_authors(second)) == authors, (second.standalone, second.answer)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
     ("follow_up", "authors"),
     [
         # before: searched "and ICGNN — is CLINIC also about OOD?" and answered from CLINIC
