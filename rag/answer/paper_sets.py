@@ -15,6 +15,7 @@ from rag.answer import paper_choice
 from rag.answer.abstention import (
     Decision,
     decide,
+    documents_holding,
     done_without_share,
     only_ranks,
     question_terms,
@@ -23,6 +24,7 @@ from rag.answer.abstention import (
 )
 from rag.answer.history import paper_name
 from rag.answer.negation import asked_the_opposite
+from rag.answer.references import without_reference
 from rag.answer.rewrite import Condensed, asked_of
 from rag.answer.unanswered import and_joined
 from rag.index.paper_index import Index
@@ -265,3 +267,22 @@ def quoted_words(words: Sequence[str]) -> str:
     """“PPO”; “protein” or “folding”; “a”, “b” or “c”."""
     marked = [f"“{w}”" for w in words]
     return marked[0] if len(marked) == 1 else f"{', '.join(marked[:-1])} or {marked[-1]}"
+
+
+def named_beyond_the_set(index: Index, condensed: Condensed) -> str | None:
+    """The words a follow-up asks of several papers by a pronoun ("do they use RoPE?"), when they
+    name a method or acronym none of those papers holds and another paper of the collection
+    does: a choice among the set on them (`pick_among`), which finds none and offers the
+    collection's paper on it. Asked of four papers on transformers, "do they use RoPE?" quoted
+    a line of each, none on RoPE ("Deployment is the bottleneck"), and never the two papers
+    that use it (a new user, stop 67). None otherwise: a plain word may be said otherwise."""
+    if condensed.method != "rule" or condensed.pick is not None or not condensed.papers:
+        return None
+    words = " ".join(without_reference(condensed.original).split())
+    bm25 = index.bm25()
+    rows = {bm25.position(p.id) for p in condensed.papers}
+    for term, name in question_terms(index, words):
+        holders = {int(r) for r in documents_holding(index, term, name)} if name else set()
+        if holders and not holders & rows:
+            return words
+    return None

@@ -59,6 +59,7 @@ from rag.answer.nearest import near_enough, nearest_listed
 from rag.answer.overview import everyday_reply, no_topic
 from rag.answer.paper_sets import (
     described_papers,
+    named_beyond_the_set,
     of_the_set,
     quoted_words,
 )
@@ -322,6 +323,8 @@ def answer_stream(
             elif theirs:  # none when every one of them is a title-only record
                 condensed = naming_another(index, asked_of(query, theirs, "context"), filters)
                 query = standalone = condensed.question
+    if words := named_beyond_the_set(index, condensed):
+        condensed = replace(condensed, pick=words)  # "do they use RoPE?": none of them names it
     used = papers_used(index, condensed, query, hits, terms, own, settings, filters)
     relevant, condensed, query, decision, chance = (
         used.relevant, used.condensed, used.query, used.decision, used.chance,

@@ -132,6 +132,38 @@ def test_none_of_the_set_says_so_in_one_line_and_gives_the_paper_outside_it(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("questions", "none_line", "outside"),
+    [
+        # a new user (stop 67): a line of each of the four papers, none on RoPE ("Deployment is
+        # the bottleneck"), and never a paper that uses it
+        (
+            ["protein folding", "what about transformers then?", "do they use RoPE?"],
+            prompts.NONE_IN_SET,
+            {"Zichong Li", "Xin Teng"},
+        ),
+        (["what is ConPress?", "does it use GRPO?"], prompts.NONE_IN_SET_ONE, {"wenlong deng"}),
+    ],
+)
+def test_a_method_none_of_the_papers_names_is_offered_from_the_rest(
+    real_seed_index: Index, questions: list[str], none_line: str, outside: set[str]
+) -> None:
+    answers = session(real_seed_index, questions)
+    assert answers[-1].answer.splitlines()[0] == none_line, answers[-1].answer
+    assert first_authors(answers[-1]) and set(first_authors(answers[-1])) <= outside
+
+
+@pytest.mark.slow
+def test_a_method_one_of_the_papers_names_is_asked_of_them(real_seed_index: Index) -> None:
+    # ...while a name the papers hold keeps the question theirs, as before
+    answers = session(
+        real_seed_index, ["what does Deng et al. report about GRPO?", "does it use GRPO?"]
+    )
+    assert prompts.NONE_IN_SET_ONE not in answers[-1].answer
+    assert first_authors(answers[-1]) == ["wenlong deng"]
+
+
+@pytest.mark.slow
 def test_a_choice_nothing_answers_does_not_say_the_collection_lacks_the_papers(
     real_seed_index: Index,
 ) -> None:
