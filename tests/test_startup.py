@@ -74,6 +74,21 @@ def test_help_and_error_paths_import_no_model(tmp_path: Path) -> None:
     assert not (tmp_path / "none").exists()  # reading nothing creates no index
 
 
+def test_an_index_that_is_a_file_is_named_as_one(tmp_path: Path) -> None:
+    # A new user (stop 67): "--index plan.md" was told "No index at plan.md: run `rag ingest
+    # seeds/` first", and ingesting into it would not have helped.
+    notes = tmp_path / "plan.md"
+    notes.write_text("my notes\n", encoding="utf-8")
+    out = run_cli(
+        tmp_path,
+        ["--index", str(notes), "search", "graphs"],
+        ["--index", str(notes), "ingest", str(ROOT / "seeds")],
+    )
+    for code, text in out["results"]:
+        assert code == 1 and f"{notes} is a file, not an index folder" in text, text
+    assert notes.read_text(encoding="utf-8") == "my notes\n"  # nothing written over it
+
+
 def test_reingest_of_unchanged_files_loads_no_model(tmp_path: Path) -> None:
     folder = tmp_path / "index"
     index = Index(Settings(index_dir=folder), MiniLMShaped(), create=True)

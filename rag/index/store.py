@@ -43,6 +43,11 @@ def _client(index_dir: Path, server: ChromaServer | None, create: bool) -> Any:
     """Return a client: a server's, Chroma's engine read-only, or `chromadb.PersistentClient`."""
     if server:
         return server.connect()
+    if index_dir.is_file():  # "--index notes.md" was told no index was there, to ingest first
+        raise IndexNotFoundError(
+            f"{index_dir} is a file, not an index folder: pass --index a folder (a new one to "
+            "ingest into, or one `rag ingest` made)."
+        )
     if create:
         return embedded_client(index_dir)
     if not embedded_index_exists(index_dir):
