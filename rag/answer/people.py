@@ -62,7 +62,7 @@ class People:
     rest: str
 
 
-# After a lone surname, a paper in the singular: the paper its label names ("the Matveev paper").
+# After a lone surname, a paper in the singular: the paper its label names ("the Yüksel paper").
 _ONE_PAPER = re.compile(r"\s+(?:paper|work|study|article|preprint)\b(?!s)", re.I)
 Phrase = tuple[tuple[str, ...], str, Paper]  # folded words, the name as shown, its paper
 
@@ -99,10 +99,11 @@ def _table(papers: dict[str, Paper]) -> dict[str, list[Phrase]]:
             table.setdefault(phrase[0], []).append((phrase, shown, paper))
     for surname, (author, theirs) in _one_person_surnames(papers).items():
         # "papers by Yüksel": a surname no other author of the collection has names that
-        # author on every paper of theirs, not only where it is the label's ("D'Angelo et al."
-        # has Oğuz Yüksel second); "Li", many people's, still names the labels' Li alone.
-        kept = [entry for entry in table.get(surname, []) if entry[0] != (surname,)]
-        table[surname] = kept + [((surname,), author, paper) for paper in theirs]
+        # author on the papers whose label does not show it too ("D'Angelo et al." has Oğuz
+        # Yüksel second; `_as_author`); "Li", many people's, still names the labels' Li alone.
+        shown = {entry[2].id for entry in table.get(surname, []) if entry[0] == (surname,)}
+        others = [((surname,), author, paper) for paper in theirs if paper.id not in shown]
+        table.setdefault(surname, []).extend(others)
     return table
 
 
@@ -187,7 +188,7 @@ def named_people(index: Index, question: str) -> People | None:
             start, end = words[i][1], words[i + n - 1][2]
             if _typed_as_name(question, start, end, phrase, held) and not (
                 n == 1 and _ONE_PAPER.match(question, end) and not _label_shows(paper, word)
-            ):  # "the Matveev paper" is the one the label names, not every paper of hers
+            ):  # "the Yüksel paper" is the one the answers call so, not every paper of his
                 found.append((start, end, n, shown, paper))
     # Of overlapping names, the longer: "Wei Ju et al." is Ju et al., not every paper of Wei Ju.
     spans = {(f[0], f[1], f[2]) for f in found}  # a few, though "Wang et al." finds many papers
@@ -198,6 +199,8 @@ def named_people(index: Index, question: str) -> People | None:
     if not kept:
         return None
     names = tuple(dict.fromkeys(f[3] for f in kept))
+    # "Yüksel" (a label) beside "Oğuz Yüksel" (his other papers'): the person's full name
+    names = tuple(n for n in names if not any(fold(m).endswith(f" {fold(n)}") for m in names))
     papers = tuple({f[4].id: f[4] for f in kept}.values())
     merged: list[tuple[int, int]] = []
     for start, end in sorted((f[0], f[1]) for f in found):  # "Wei Ju et al.": both go

@@ -92,6 +92,9 @@ def test_a_surname_only_one_author_has_names_them_on_every_paper() -> None:
     assert named_people(index, "Wang on graphs") is None
     the_paper = named_people(index, "what does the Yüksel paper show?")  # the label's, alone
     assert the_paper is not None and {p.id for p in the_paper.papers} == {"m"}
+    # "The collection holds 1 paper by Yüksel" was false: the person, on both of his papers
+    shows = named_people(index, "What does Yüksel show?")
+    assert shows is not None and {p.id for p in shows.papers} == {"m", "d"}
 
 
 def test_decomposed_accents_read_as_composed() -> None:
