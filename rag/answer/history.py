@@ -286,6 +286,16 @@ def the_set(turns: Sequence[Turn], resolve: Resolver | None) -> list[Paper]:
     return papers_of(set_turn(turns), resolve)
 
 
+def set_of(turns: Sequence[Turn], papers: list[Paper], resolve: Resolver | None) -> list[Paper]:
+    """The set (`set_turn`) that one paper of `papers` was shown from, when it holds several
+    papers; else `papers`: what "them" in a request for records means after one paper of a set
+    ("give me a BibTeX for them" after "what did the second one find?")."""
+    in_set = papers_of(set_turn(turns), resolve)
+    if len(papers) == 1 and len(in_set) > 1 and papers[0].id in {p.id for p in in_set}:
+        return in_set
+    return papers
+
+
 def shown_list(turns: Sequence[Turn]) -> Turn | None:
     """The answer whose numbered papers an ordinal counts ("the second one", "the first two"):
     the latest that listed several, as the reader sees them; else the set (`set_turn`).

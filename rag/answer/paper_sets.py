@@ -3,7 +3,8 @@
 `chosen_papers` keeps the retrieved papers the judgement (rag/answer/paper_choice.py) passes;
 `pick_among` chooses among the previous answer's papers ("which of them ...?"), `the_rest` gives
 those a negated choice leaves ("which of them do not use RL?"), `theirs_first` orders a
-person's papers."""
+person's papers, `named_beyond_the_set` makes a choice of a follow-up naming a method the papers
+it points at do not ("do they use RoPE?")."""
 
 from __future__ import annotations
 
@@ -270,9 +271,10 @@ def quoted_words(words: Sequence[str]) -> str:
 
 
 def named_beyond_the_set(index: Index, condensed: Condensed) -> str | None:
-    """The words a follow-up asks of several papers by a pronoun ("do they use RoPE?"), when they
-    name a method or acronym none of those papers holds and another paper of the collection
-    does: a choice among the set on them (`pick_among`), which finds none and offers the
+    """The words a follow-up asks of the papers it points at ("do they use RoPE?", "does it use
+    GRPO?"), when they name a method or acronym none of those papers holds, nor spells out
+    (`spells_out`: "supervised fine-tuning" is SFT), and another paper of the collection does:
+    a choice among them on those words (`pick_among`), which finds none and offers the
     collection's paper on it. Asked of four papers on transformers, "do they use RoPE?" quoted
     a line of each, none on RoPE ("Deployment is the bottleneck"), and never the two papers
     that use it (a new user, stop 67). None otherwise: a plain word may be said otherwise."""
@@ -281,8 +283,31 @@ def named_beyond_the_set(index: Index, condensed: Condensed) -> str | None:
     words = " ".join(without_reference(condensed.original).split())
     bm25 = index.bm25()
     rows = {bm25.position(p.id) for p in condensed.papers}
+    typed = {bm25.stem(w): w for w in re.findall(r"[\w-]+", words)}
     for term, name in question_terms(index, words):
         holders = {int(r) for r in documents_holding(index, term, name)} if name else set()
-        if holders and not holders & rows:
+        if not holders or holders & rows:
+            continue
+        if not any(spells_out(typed.get(term, term), p.abstract) for p in condensed.papers):
             return words
     return None
+
+
+# Words an acronym's letters pass over: "mixture of experts" is MoE.
+_PASSED_OVER = frozenset("of the and for to in on a an with".split())  # noqa: SIM905
+
+
+def spells_out(acronym: str, text: str) -> bool:
+    """Whether `text` has words whose initials are `acronym`'s capitals, in order, next to each
+    other ("supervised fine-tuning": SFT; "proximal policy optimization": PPO; "rotary position
+    embeddings": RoPE): an abstract may say what the acronym stands for and never use it. Words
+    that happen to start so ("a simple fine-tuning") count too: the follow-up is then asked of
+    the papers as before, never told wrongly that they are not about it."""
+    letters = [c.lower() for c in acronym if c.isupper()]
+    if len(letters) < 2:
+        return False
+    initials = [
+        w[0].lower() for w in re.findall(r"[A-Za-z]+", text) if w.lower() not in _PASSED_OVER
+    ]
+    n = len(letters)
+    return any(initials[i : i + n] == letters for i in range(len(initials) - n + 1))

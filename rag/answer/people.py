@@ -14,7 +14,10 @@ against a list of phrasings:
   when no paper's text holds it as a word (then it names someone, not a topic: "Long" in "Long
   context windows" is a word of the papers, "Parkinson" in a biomedical collection too), and,
   at the question's start where every word has a capital, when it is no English word either.
-  Several papers may share it ("Li et al."): the question's other words choose among them.
+  Several papers may share it ("Li et al."): the question's other words choose among them. A
+  surname only one author has names them on their other papers too ("papers by Yüksel": his
+  own and D'Angelo et al.'s), or, shown by no label, where the words say it is an author's
+  ("papers by Narashiman"; not "the Lorenz system").
 
 Nor is a name typed in lowercase whose words are all English words ("will long context
 windows help?" with a Will Long among the authors), nor one joined by a hyphen to the next word
@@ -62,8 +65,12 @@ class People:
     rest: str
 
 
-# After a lone surname, a paper in the singular: the paper its label names ("the Yüksel paper").
+# A lone surname as a paper's name: "the Yüksel paper", "this Ju et al. work" (not "what did
+# Yüksel study?").
 _ONE_PAPER = re.compile(r"\s+(?:paper|work|study|article|preprint)\b(?!s)", re.I)
+# "papers by Narashiman", "Narashiman's papers": a lone surname as the author of something.
+_BY = re.compile(r"\bby\s+$", re.I)
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
 Phrase = tuple[tuple[str, ...], str, Paper]  # folded words, the name as shown, its paper
 
 
@@ -100,11 +107,30 @@ def _table(papers: dict[str, Paper]) -> dict[str, list[Phrase]]:
     for surname, (author, theirs) in _one_person_surnames(papers).items():
         # "papers by Yüksel": a surname no other author of the collection has names that
         # author on the papers whose label does not show it too ("D'Angelo et al." has Oğuz
-        # Yüksel second; `_as_author`); "Li", many people's, still names the labels' Li alone.
-        shown = {entry[2].id for entry in table.get(surname, []) if entry[0] == (surname,)}
-        others = [((surname,), author, paper) for paper in theirs if paper.id not in shown]
+        # Yüksel second; `_as_coauthor`); "Li", many people's, still names the labels' Li alone.
+        labelled = {entry[2].id for entry in table.get(surname, []) if entry[0] == (surname,)}
+        others = [((surname,), author, paper) for paper in theirs if paper.id not in labelled]
         table.setdefault(surname, []).extend(others)
     return table
+
+
+def _as_coauthor(
+    question: str, start: int, end: int, surname: str, table: dict[str, list[Phrase]]
+) -> bool:
+    """Whether a lone surname names its author on a paper whose label does not show it (the
+    table has such a paper only for a surname no other author has, `_one_person_surnames`).
+
+    Where a label shows it ("Yüksel"), it is a name of the collection's already, and the person
+    is meant, on all of their papers ("What does Yüksel show?": "The collection holds 1 paper
+    by Yüksel" was false, D'Angelo et al. has him second), unless the question names one paper
+    by it ("the Yüksel paper"). Where none does, the words around it must say it is an author
+    ("papers by Narashiman", "Narashiman's work"): a co-author's surname is often a word of a
+    field, an acronym or a concept's name ("RAN slicing", "the Lorenz system", "Fischer
+    information": a reviewer, stop 67)."""
+    if _ARTICLE.search(question[:start]) and _ONE_PAPER.match(question, end):
+        return False
+    labelled = any(len(ph) == 1 and _label_shows(p, surname) for ph, _, p in table[surname])
+    return labelled or bool(_BY.search(question[:start])) or bool(_POSSESSIVE.match(question, end))
 
 
 def _label_shows(paper: Paper, surname: str) -> bool:
@@ -186,9 +212,11 @@ def named_people(index: Index, question: str) -> People | None:
             if tuple(folded[i : i + n]) != phrase:
                 continue
             start, end = words[i][1], words[i + n - 1][2]
-            if _typed_as_name(question, start, end, phrase, held) and not (
-                n == 1 and _ONE_PAPER.match(question, end) and not _label_shows(paper, word)
-            ):  # "the Yüksel paper" is the one the answers call so, not every paper of his
+            if _typed_as_name(question, start, end, phrase, held) and (
+                n > 1
+                or _label_shows(paper, word)
+                or _as_coauthor(question, start, end, word, table)
+            ):
                 found.append((start, end, n, shown, paper))
     # Of overlapping names, the longer: "Wei Ju et al." is Ju et al., not every paper of Wei Ju.
     spans = {(f[0], f[1], f[2]) for f in found}  # a few, though "Wang et al." finds many papers

@@ -43,6 +43,7 @@ from rag.answer.history import (
     last_answer,
     last_answer_papers,
     papers_of,
+    set_of,
     to_turns,
 )
 from rag.answer.language import (
@@ -71,6 +72,7 @@ from rag.answer.record_questions import (
     names_only_fields,
     record_fields,
     record_line,
+    records_of_them,
 )
 from rag.answer.references import (
     asks_for_any,
@@ -214,6 +216,8 @@ def answer_stream(
         and of_last
         and (last_papers := last_answer_papers(history, resolve))
     ):
+        if records_of_them(condensed.original):  # "export them" after one paper of a set
+            last_papers = set_of(to_turns(history), last_papers, resolve)
         condensed = replace(condensed, papers=tuple(last_papers), method="rule")
     spans = functools.partial(topic_spans, index)
 

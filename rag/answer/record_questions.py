@@ -204,3 +204,13 @@ def record_line(paper: Paper, fields: tuple[str, ...]) -> str:
         lacks = f"its record gives {' and '.join(missing)}"
         text = f"{lacks}; {text}" if text else lacks
     return f"{who or paper.label or 'The paper'}: {text}"
+
+
+# "them" or "all of them" as what a request for records is of ("BibTeX for them", "export them").
+_THEM = re.compile(r"\b(?:all\s+of\s+)?them\b", re.IGNORECASE)
+
+
+def records_of_them(question: str) -> bool:
+    """Whether `question` asks for the records (an entry, a citation, an export) of "them":
+    papers, whatever else "them" may mean elsewhere ("how could we address them?")."""
+    return bool(_THEM.search(question)) and bool(record_fields(question))

@@ -475,7 +475,7 @@ _OF_THE_TOPIC = re.compile(
 # what baseline does ConPress compare?").
 COMPARED_OPENING = re.compile(
     r"^\W*(?:and\s+|but\s+)?(?:vs\.?|versus|compared\s+(?:to|with)|as\s+opposed\s+to|"
-    r"relative\s+to)\s+(?!(?:what|which|how)\b)[^,;:?]+\?*\s*$",
+    r"relative\s+to)\s+(?P<beside>(?!(?:what|which|how)\b)[^,;:?]+)\?*\s*$",
     re.IGNORECASE,
 )
 

@@ -1,5 +1,6 @@
 """A follow-up resolved against the history: its standalone question (`condensed`), the
-papers it names beside a reference, and the paper an earlier answer's sentence came from
+papers it names beside a reference or the topic it sets them beside ("vs TreePO?", "vs visual
+token reduction?": `naming_another`), and the paper an earlier answer's sentence came from
 (`source_of`)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from rag.answer import topic_words
 from rag.answer.abstention import (
     any_paper_holds,
     question_terms,
@@ -169,12 +171,14 @@ def beside_a_topic(index: Index, condensed: Condensed, filters: Filters | None) 
     """A message that sets the last answer beside a topic ("vs visual token reduction?" after
     ConPress and ZS-SVD) is asked of the papers the per-paper judgement picks on that topic
     too (the answer set them beside nothing: a new user, stop 67); None when the message is
-    more than that, names a paper ("vs TreePO?": `naming_another`), or no paper is on it."""
+    more than that, names a paper ("vs TreePO?": `naming_another`), names no topic but words
+    that frame one ("vs the baseline?", "compared to earlier work?": `topic_words.may_frame`;
+    "the baseline" picked nine papers, a reviewer), or no paper is on it."""
     opening = COMPARED_OPENING.match(condensed.original)
     if opening is None or refers_back(condensed.original):
         return None
-    words = _COMPARED_WORDS.sub("", condensed.original).strip(" ?")
-    if not words:
+    words = opening.group("beside").strip()
+    if all(topic_words.may_frame(index, word) for word in re.findall(r"[\w-]+", words)):
         return None
     hits = search(index, words, k=index.settings.top_k, filters=filters, rescore=True)
     shown = {p.id for p in condensed.papers}
@@ -182,14 +186,6 @@ def beside_a_topic(index: Index, condensed: Condensed, filters: Filters | None) 
     if not new:
         return None
     return Condensed(condensed.question, condensed.question, "papers", (*condensed.papers, *new))
-
-
-# What opens a message that only sets the last answer beside something ("vs", "compared to").
-_COMPARED_WORDS = re.compile(
-    r"^\W*(?:and\s+|but\s+)?(?:vs\.?|versus|compared\s+(?:to|with)|as\s+opposed\s+to|"
-    r"relative\s+to)\s+",
-    re.IGNORECASE,
-)
 
 
 def source_of(index: Index, text: str) -> Paper | None:

@@ -22,6 +22,7 @@ from rag.answer.history import (
     paper_cited,
     paper_name,
     papers_of,
+    set_of,
     set_turn,
     shown_list,
     the_set,
@@ -30,7 +31,7 @@ from rag.answer.history import (
     with_earlier,
 )
 from rag.answer.pair_words import COMPARES, PAIR_PRONOUN, PAIR_REF
-from rag.answer.record_questions import names_only_fields, record_fields
+from rag.answer.record_questions import names_only_fields, record_fields, records_of_them
 from rag.answer.references import (
     BARE_IT,
     COMPARED_OPENING,
@@ -370,12 +371,11 @@ def rule_rewrite(
         # "is there another paper on fairness?" then "how do they compare?": the paper shown
         # last and the one shown before it
         papers = with_earlier(turns, last, papers, resolve)
-    elif len(papers) == 1 and found is not None and found.group().lower() == "them":
-        # "give me a BibTeX for them" after "what did the second one find?": a plural object
-        # after one paper of a set is the set ("they" stays the authors: "what did they use?")
-        in_set = papers_of(set_turn(turns), resolve)
-        if len(in_set) > 1 and papers[0].id in {p.id for p in in_set}:
-            papers = in_set
+    elif found is not None and records_of_them(text):
+        # "give me a BibTeX for them" after "what did the second one find?": the records of a
+        # plural after one paper of a set are the set's ("they" stays the authors: "what did
+        # they use?"; "them" in "how could we address them?" the limitations just asked about)
+        papers = set_of(turns, papers, resolve)
     # After an abstention, "its" is its topic's, as after one paper: it listed no answer.
     it = _topic_it(text, [] if last.nearest else numbers)
     asked_alone = _asked_on_its_own(turns, last) if it is not None else last

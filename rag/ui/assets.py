@@ -194,10 +194,7 @@ footer button.settings::after {
      over the chat's top-right corner as the answers scroll under it; the question's bubble
      keeps clear of it at every width (the rule above). */
   #chat { height: max(360px, calc(100dvh - 300px)) !important; }
-  #chat .bot-row {
-    max-width: calc(100% - 32px) !important; margin-left: 8px !important;
-    margin-right: 24px !important;
-  }
+  #chat .bot-row { max-width: calc(100% - 32px) !important; margin-left: 8px !important; }
   /* A finger needs about 44 px: the exports (26 px high), the question's Ask (30), the tabs
      (32), a card's BibTeX toggle (19) and its Copy (21) were hard to hit on a phone; so were
      the draft tab's Download .bib (26) and Suggest citations (40). */

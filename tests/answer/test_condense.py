@@ -100,6 +100,8 @@ def test_them_after_one_paper_of_a_set_is_the_set() -> None:
     turns = [*TWO_PAPERS, Turn(FOLLOW_UP, "BetaGAN used QM9 [1].", (BETA,))]
     assert rule_rewrite("give me a BibTeX for them", turns).papers == (ALPHA, BETA)
     assert rule_rewrite("what did they find?", turns).papers == (BETA,)  # its authors
+    # not what "them" is in other questions: the limitations just asked about (a reviewer)
+    assert rule_rewrite("how could we address them?", turns).papers == (BETA,)
     alone = [Turn("What is BetaGAN?", "BetaGAN does [1].", (BETA,))]
     assert rule_rewrite("how do I cite them?", alone).papers == (BETA,)  # no set to mean
 

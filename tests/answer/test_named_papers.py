@@ -159,6 +159,8 @@ def test_a_follow_up_naming_another_paper_asks_it_too(
         ("LLM compression methods", "vs visual token reduction?",
          {"Ali Abbasi", "Jie Deng", "Hyeonwoo Cho"}),
         ("what is TreePO?", "versus sourdough baking?", {"Yizhi Li"}),  # no paper on it joins
+        # words that frame a topic name none: "the baseline" brought in nine papers (a reviewer)
+        ("LLM compression methods", "vs the baseline?", {"Ali Abbasi", "Jie Deng"}),
     ],
 )  # fmt: skip
 def test_a_follow_up_setting_the_answer_beside_a_topic_asks_that_topic_s_papers_too(

@@ -3,7 +3,8 @@
 "Which papers has Wei Ju co-authored?" was told that the collection has no paper on it, and
 "what do Ju et al. find?" was answered from CELL first. Names are matched against the authors
 the index holds (full names, or the "Ju et al." label the answers show), or a surname that label
-shows when it is no word of the papers ("the Shen paper" was answered from two other papers).
+shows when it is no word of the papers ("the Shen paper" was answered from two other papers), or
+one only one author has ("papers by Yüksel" left out the paper he is second author of).
 """
 
 from __future__ import annotations
@@ -76,25 +77,28 @@ def test_full_names_and_answer_labels_name_people(question: str, ids: set[str], 
     ],
 )
 def test_a_lone_surname_or_no_name_names_nobody(question: str) -> None:
-    # Another Wang and another Zhang wrote papers of the collection: "Wang" names no one person
-    others = Paper("o", ("Bo Kim", "Lei Wang", "Hao Zhang"), "We study trees.")
-    assert named_people(_index(GRAPH, PAIR, ALONE, WORDS, BEE, others), question) is None
+    assert named_people(_index(GRAPH, PAIR, ALONE, WORDS, BEE), question) is None
 
 
 def test_a_surname_only_one_author_has_names_them_on_every_paper() -> None:
     # A new user (stop 67): "papers by Yüksel" gave his own paper, not D'Angelo et al.'s,
     # where he is the second author; "Wang", several people's, names none of them.
-    chains = Paper("d", ("Francesco D'Angelo", "Oğuz Yüksel", "Lei Wang"), "We study heads.")
-    index = _index(GRAPH, PAIR, ALONE, WORDS, BEE, chains)
-    people = named_people(index, "papers by Yüksel")
-    assert people is not None and {p.id for p in people.papers} == {"m", "d"}
-    assert people.names == ("Oğuz Yüksel",) and people.rest == "papers by"
-    assert named_people(index, "Wang on graphs") is None
+    chains = Paper("d", ("Francesco D'Angelo", "Oğuz Yüksel", "Tobias Lorenz"), "We study heads.")
+    other_wang = Paper("o", ("Bo Kim", "Lei Wang", "Ann Cho"), "We study trees.")
+    index = _index(GRAPH, PAIR, ALONE, WORDS, BEE, chains, other_wang)
+    for question in ("papers by Yüksel", "What does Yüksel show?", "what did Yüksel study?"):
+        people = named_people(index, question)  # "The collection holds 1 paper by Yüksel"
+        assert people is not None and {p.id for p in people.papers} == {"m", "d"}, question
+        assert people.names == ("Oğuz Yüksel",)
     the_paper = named_people(index, "what does the Yüksel paper show?")  # the label's, alone
     assert the_paper is not None and {p.id for p in the_paper.papers} == {"m"}
-    # "The collection holds 1 paper by Yüksel" was false: the person, on both of his papers
-    shows = named_people(index, "What does Yüksel show?")
-    assert shows is not None and {p.id for p in shows.papers} == {"m", "d"}
+    # A surname no label shows names its author only as one ("papers by", "'s"): a reviewer
+    # found "RAN slicing", "the Lorenz system" and "Fischer information" read as people.
+    for question in ("papers by Lorenz", "what are Lorenz's results?"):
+        people = named_people(index, question)
+        assert people is not None and {p.id for p in people.papers} == {"d"}, question
+    for question in ("papers on the Lorenz system", "Wang on graphs", "papers by Wang"):
+        assert named_people(index, question) is None, question
 
 
 def test_decomposed_accents_read_as_composed() -> None:

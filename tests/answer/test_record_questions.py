@@ -297,6 +297,23 @@ def test_a_record_request_s_cards_keep_their_relevance_to_the_question_before(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("request_", ["give me a BibTeX for them", "export them", "RIS for them"])
+def test_records_of_them_after_one_paper_of_a_set_are_the_set_s(
+    real_seed_index: Index, request_: str
+) -> None:
+    # A new user (stop 67): after the federated-learning list and "what did the second one
+    # find?", "give me a BibTeX for them" exported the second paper alone.
+    turns = ["Which papers deal with federated learning?", "what did the second one find?"]
+    history: list[tuple[str, api.Answer]] = []
+    for question in turns:
+        history.append((question, api.ask(question, index=real_seed_index, history=history)))
+    listed = {c.hit.paper.citation_key for c in history[0][1].citations}
+    assert len(listed) > 1 and len(history[1][1].citations) == 1
+    answer = api.ask(request_, index=real_seed_index, history=history)
+    assert {c.hit.paper.citation_key for c in answer.citations} == listed, answer.answer
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("request_", "key", "fence"),
     [

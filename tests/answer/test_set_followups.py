@@ -12,6 +12,7 @@ import pytest
 
 from rag import api, prompts
 from rag.answer.history import Turn
+from rag.answer.paper_sets import spells_out
 from rag.index.paper_index import Index
 from tests.answer.chat_turns import chat, first_authors, session
 
@@ -154,13 +155,40 @@ def test_a_method_none_of_the_papers_names_is_offered_from_the_rest(
 
 
 @pytest.mark.slow
-def test_a_method_one_of_the_papers_names_is_asked_of_them(real_seed_index: Index) -> None:
-    # ...while a name the papers hold keeps the question theirs, as before
-    answers = session(
-        real_seed_index, ["what does Deng et al. report about GRPO?", "does it use GRPO?"]
-    )
+@pytest.mark.parametrize(
+    ("questions", "authors"),
+    [
+        # ...while a name the papers hold keeps the question theirs, as before
+        (["what does Deng et al. report about GRPO?", "does it use GRPO?"], ["wenlong deng"]),
+        # or spell out: "directly used for supervised fine-tuning" (a reviewer)
+        (["what is ConPress?", "does it use SFT?"], ["Jie Deng"]),
+        (["what is TreePO?", "does it use PPO?"], ["Yizhi Li"]),  # "proximal policy optimization"
+    ],
+)
+def test_a_method_one_of_the_papers_names_is_asked_of_them(
+    real_seed_index: Index, questions: list[str], authors: list[str]
+) -> None:
+    answers = session(real_seed_index, questions)
     assert prompts.NONE_IN_SET_ONE not in answers[-1].answer
-    assert first_authors(answers[-1]) == ["wenlong deng"]
+    assert first_authors(answers[-1]) == authors
+
+
+@pytest.mark.parametrize(
+    ("acronym", "text", "spelled"),
+    [
+        ("SFT", "These are directly used for supervised fine-tuning.", True),
+        ("PPO", "both global and local proximal policy optimization.", True),
+        ("MoE", "Mixture-of-Experts routing discontinuities", True),
+        ("RoPE", "rotary position embeddings", True),
+        ("SFT", "we fine-tune the model", False),
+        ("GRPO", "group relative policy gradients", False),
+        ("X", "x-rays", False),  # one letter spells nothing
+    ],
+)
+def test_an_acronym_is_spelled_out_by_its_words_initials(
+    acronym: str, text: str, spelled: bool
+) -> None:
+    assert spells_out(acronym, text) is spelled
 
 
 @pytest.mark.slow
