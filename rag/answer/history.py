@@ -287,13 +287,12 @@ def the_set(turns: Sequence[Turn], resolve: Resolver | None) -> list[Paper]:
 
 
 def set_of(turns: Sequence[Turn], papers: list[Paper], resolve: Resolver | None) -> list[Paper]:
-    """The set (`set_turn`) that one paper of `papers` was shown from, when it holds several
-    papers; else `papers`: what "them" in a request for records means after one paper of a set
-    ("give me a BibTeX for them" after "what did the second one find?")."""
+    """The set (`set_turn`) the conversation is on, when `papers` (the last answer's) is one
+    paper and the set several; else `papers`: what "them" in a request for records means after
+    one paper ("give me a BibTeX for them" after "what did the second one find?", "export
+    these" after one paper offered from outside the set)."""
     in_set = papers_of(set_turn(turns), resolve)
-    if len(papers) == 1 and len(in_set) > 1 and papers[0].id in {p.id for p in in_set}:
-        return in_set
-    return papers
+    return in_set if len(papers) == 1 and len(in_set) > 1 else papers
 
 
 def shown_list(turns: Sequence[Turn]) -> Turn | None:

@@ -285,10 +285,13 @@ def named_beyond_the_set(index: Index, condensed: Condensed) -> str | None:
     rows = {bm25.position(p.id) for p in condensed.papers}
     typed = {bm25.stem(w): w for w in re.findall(r"[\w-]+", words)}
     for term, name in question_terms(index, words):
-        holders = {int(r) for r in documents_holding(index, term, name)} if name else set()
+        as_typed = typed.get(term, term)
+        if not name or sum(c.isupper() for c in as_typed) < 2:
+            continue  # typed as an acronym or a method's name: "LoRA", "GRPO" (not "eli5")
+        holders = {int(r) for r in documents_holding(index, term, name)}
         if not holders or holders & rows:
-            continue
-        if not any(spells_out(typed.get(term, term), p.abstract) for p in condensed.papers):
+            continue  # no paper's ("API fees"): the papers' lines, under a note none says it
+        if not any(spells_out(as_typed, p.abstract) for p in condensed.papers):
             return words
     return None
 

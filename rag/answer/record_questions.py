@@ -206,11 +206,12 @@ def record_line(paper: Paper, fields: tuple[str, ...]) -> str:
     return f"{who or paper.label or 'The paper'}: {text}"
 
 
-# "them" or "all of them" as what a request for records is of ("BibTeX for them", "export them").
-_THEM = re.compile(r"\b(?:all\s+of\s+)?them\b", re.IGNORECASE)
+# A plural as what a request for records is of ("BibTeX for them", "export these", "cite all of
+# those papers").
+_THEM = re.compile(r"\b(?:them|these|those)\b", re.IGNORECASE)
 
 
 def records_of_them(question: str) -> bool:
-    """Whether `question` asks for the records (an entry, a citation, an export) of "them":
-    papers, whatever else "them" may mean elsewhere ("how could we address them?")."""
+    """Whether `question` asks for the records (an entry, a citation, an export) of "them",
+    "these" or "those": papers, whatever else "them" may mean ("how could we address them?")."""
     return bool(_THEM.search(question)) and bool(record_fields(question))

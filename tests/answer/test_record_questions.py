@@ -297,7 +297,9 @@ def test_a_record_request_s_cards_keep_their_relevance_to_the_question_before(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("request_", ["give me a BibTeX for them", "export them", "RIS for them"])
+@pytest.mark.parametrize(
+    "request_", ["give me a BibTeX for them", "export them", "RIS for them", "export these"]
+)
 def test_records_of_them_after_one_paper_of_a_set_are_the_set_s(
     real_seed_index: Index, request_: str
 ) -> None:
