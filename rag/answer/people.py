@@ -104,21 +104,24 @@ def _table(papers: dict[str, Paper]) -> dict[str, list[Phrase]]:
     for paper in papers.values():
         for shown, phrase in _phrases(paper):
             table.setdefault(phrase[0], []).append((phrase, shown, paper))
-    for surname, (author, theirs) in _one_person_surnames(papers).items():
+    for surname, (author, ids) in _coauthored(papers).items():
         # "papers by Yüksel": a surname no other author of the collection has names that
         # author on the papers whose label does not show it too ("D'Angelo et al." has Oğuz
         # Yüksel second; `_as_coauthor`); "Li", many people's, still names the labels' Li alone.
-        labelled = {entry[2].id for entry in table.get(surname, []) if entry[0] == (surname,)}
-        others = [((surname,), author, paper) for paper in theirs if paper.id not in labelled]
-        table.setdefault(surname, []).extend(others)
+        table.setdefault(surname, []).extend(((surname,), author, papers[i]) for i in ids)
     return table
 
 
 def _as_coauthor(
-    question: str, start: int, end: int, surname: str, table: dict[str, list[Phrase]]
+    question: str,
+    start: int,
+    end: int,
+    surname: str,
+    table: dict[str, list[Phrase]],
+    coauthored: frozenset[str],
 ) -> bool:
-    """Whether a lone surname names its author on a paper whose label does not show it (the
-    table has such a paper only for a surname no other author has, `_one_person_surnames`).
+    """Whether a lone surname names its author on a paper whose label does not show it (one of
+    `coauthored`; the table has such a paper only for a surname no other author has).
 
     Where a label shows it ("Yüksel"), it is a name of the collection's already, and the person
     is meant, on all of their papers ("What does Yüksel show?": "The collection holds 1 paper
@@ -129,31 +132,29 @@ def _as_coauthor(
     information": a reviewer, stop 67)."""
     if _ARTICLE.search(question[:start]) and _ONE_PAPER.match(question, end):
         return False
-    labelled = any(len(ph) == 1 and _label_shows(p, surname) for ph, _, p in table[surname])
+    labelled = any(len(ph) == 1 and p.id not in coauthored for ph, _, p in table[surname])
     return labelled or bool(_BY.search(question[:start])) or bool(_POSSESSIVE.match(question, end))
 
 
-def _label_shows(paper: Paper, surname: str) -> bool:
-    """Whether the label the answers show for `paper` ("D'Angelo et al.") has `surname`."""
-    label = author_phrase(paper.authors[:3], paper.authors_truncated)
-    return surname in _WORD.findall(fold(label))
-
-
-def _one_person_surnames(papers: dict[str, Paper]) -> dict[str, tuple[str, list[Paper]]]:
-    """Each surname (an author's last word, folded) that only one author's full name ends
-    with, mapped to that name as spelt first and the papers it is an author of."""
+@per_catalog
+def _coauthored(papers: dict[str, Paper]) -> dict[str, tuple[str, frozenset[str]]]:
+    """Each surname (an author's last word, folded) that only one author's full name ends with,
+    mapped to that name as spelt first and the papers of theirs whose label ("D'Angelo et al.")
+    does not show it."""
     people: dict[str, dict[tuple[str, ...], str]] = {}
-    theirs: dict[str, list[Paper]] = {}
+    theirs: dict[str, set[str]] = {}
     for paper in papers.values():
+        label = set(_WORD.findall(fold(author_phrase(paper.authors[:3], paper.authors_truncated))))
         for author in paper.authors:
             words = tuple(_WORD.findall(fold(author)))
             if len(words) >= 2:
                 people.setdefault(words[-1], {}).setdefault(words, author)
-                theirs.setdefault(words[-1], []).append(paper)
+                if words[-1] not in label:
+                    theirs.setdefault(words[-1], set()).add(paper.id)
     return {
-        surname: (next(iter(names.values())), list({p.id: p for p in theirs[surname]}.values()))
+        surname: (next(iter(names.values())), frozenset(theirs[surname]))
         for surname, names in people.items()
-        if len(names) == 1
+        if len(names) == 1 and surname in theirs
     }
 
 
@@ -204,6 +205,7 @@ def named_people(index: Index, question: str) -> People | None:
     words = _words(question)
     folded = [w for w, _, _ in words]
     table = _table(index.papers)
+    coauthored = _coauthored(index.papers)
     held = _held_by_papers(index)
     found: list[tuple[int, int, int, str, Paper]] = []  # start, end, words, name, paper
     for i, word in enumerate(folded):
@@ -212,10 +214,9 @@ def named_people(index: Index, question: str) -> People | None:
             if tuple(folded[i : i + n]) != phrase:
                 continue
             start, end = words[i][1], words[i + n - 1][2]
+            _, ids = coauthored.get(word, ("", frozenset()))
             if _typed_as_name(question, start, end, phrase, held) and (
-                n > 1
-                or _label_shows(paper, word)
-                or _as_coauthor(question, start, end, word, table)
+                n > 1 or paper.id not in ids or _as_coauthor(question, start, end, word, table, ids)
             ):
                 found.append((start, end, n, shown, paper))
     # Of overlapping names, the longer: "Wei Ju et al." is Ju et al., not every paper of Wei Ju.

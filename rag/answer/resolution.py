@@ -153,18 +153,17 @@ def naming_another(index: Index, condensed: Condensed, filters: Filters | None) 
     papers' label, and "the others?" asked as "Deng et al. and TRM?" is of those two alone."""
     if not condensed.papers or condensed.pick is not None:
         return condensed
+    shown = {p.id for p in condensed.papers}
     both = asked_of_named(index, condensed.question, filters)
     if both is None:
         named, rest = named_and_rest(index, condensed.question, filters)
-        if new := [p for p in named if p.id not in {q.id for q in condensed.papers}]:
+        if new := [p for p in named if p.id not in shown]:
             asked = " ".join(without_names(rest, condensed.papers).split()) or None
             papers = (*condensed.papers, *new)
             both = Condensed(condensed.question, condensed.question, "papers", papers, asked=asked)
-    if both is None or not {p.id for p in both.papers} - {p.id for p in condensed.papers}:
-        both = beside_a_topic(index, condensed, filters)
-    if both is None or not {p.id for p in both.papers} - {p.id for p in condensed.papers}:
-        return condensed
-    return replace(both, original=condensed.original)
+    if both is None or not {p.id for p in both.papers} - shown:
+        both = beside_a_topic(index, condensed, filters)  # None unless it adds papers
+    return condensed if both is None else replace(both, original=condensed.original)
 
 
 def beside_a_topic(index: Index, condensed: Condensed, filters: Filters | None) -> Condensed | None:

@@ -19,6 +19,7 @@ from rag.answer.record_questions import (
 from rag.answer.rendering import Answer
 from rag.index.paper_index import Index
 from rag.records import Paper
+from tests.answer.chat_turns import session
 
 ICGNN_AUTHORS = "Wei Ju, Wei Zhang, Siyu Yi, Zhengyang Mao, Yifan Wang"
 
@@ -305,13 +306,10 @@ def test_records_of_them_after_one_paper_of_a_set_are_the_set_s(
 ) -> None:
     # A new user (stop 67): after the federated-learning list and "what did the second one
     # find?", "give me a BibTeX for them" exported the second paper alone.
-    turns = ["Which papers deal with federated learning?", "what did the second one find?"]
-    history: list[tuple[str, api.Answer]] = []
-    for question in turns:
-        history.append((question, api.ask(question, index=real_seed_index, history=history)))
-    listed = {c.hit.paper.citation_key for c in history[0][1].citations}
-    assert len(listed) > 1 and len(history[1][1].citations) == 1
-    answer = api.ask(request_, index=real_seed_index, history=history)
+    questions = ["Which papers deal with federated learning?", "what did the second one find?"]
+    listing, second, answer = session(real_seed_index, [*questions, request_])
+    listed = {c.hit.paper.citation_key for c in listing.citations}
+    assert len(listed) > 1 and len(second.citations) == 1
     assert {c.hit.paper.citation_key for c in answer.citations} == listed, answer.answer
 
 
